@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// The NDK-style consumer API of one node: a driver that keeps the device's tables in host
+// memory (ICM), writes WQEs into send-queue rings, rings doorbells over MMIO and reads the
+// completion rings. Verbs keep their NDK names (NdkRead, NdkBind, ...) and NDK semantics:
+// an inline failure returns a status and produces no completion (SPEC.md section 4).
+//
+// Every call that talks to the device must run inside a SystemC thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "host_api/ndk.h"
+#include "model/config.h"
+#include "model/rnic/icm.h"
+
+namespace rnic {
+class HostCpu;
+}
+
+namespace rnic::host {
+
+using ndk::NTSTATUS;
+
+using PdHandle = uint32_t;
+using CqHandle = uint32_t;
+using QpHandle = uint32_t;  // the device's QP number
+using MrHandle = uint32_t;  // the MPT index of the region
+using MwHandle = uint32_t;  // the MPT index of the window
+
+// A buffer in modeled host memory: virtually contiguous, backed by physical pages.
+struct Buffer {
+  uint64_t va = 0;
+  uint64_t size = 0;
+  uint32_t page_size = 4096;
+  std::vector<uint64_t> pages;  // physical address of each page, in VA order
+  // Physical address of byte `offset`, or 0 when out of range.
+  uint64_t phys(uint64_t offset) const;
+};
+
+enum class BufferFill { Zero, Incrementing, Random, Byte };
+
+class Adapter {
+ public:
+  // `node_id` addresses this node on the fabric; `seed` drives random fills and scatter.
+  Adapter(HostCpu& cpu, const RnicConfig& config, uint64_t memory_bytes, uint32_t node_id,
+          uint64_t seed);
+  ~Adapter();
+
+  uint32_t node_id() const { return node_id_; }
+  ndk::NDK_ADAPTER_INFO QueryAdapterInfo() const;
+
+  // --- host memory (the process's allocations) ---
+  NTSTATUS AllocBuffer(uint64_t size, uint32_t page_size, bool scatter, BufferFill fill,
+                       uint8_t fill_byte, Buffer* out);
+  bool WriteBuffer(const Buffer& buffer, uint64_t offset, const void* data, uint64_t length);
+  bool ReadBuffer(const Buffer& buffer, uint64_t offset, void* data, uint64_t length);
+
+  // --- control objects ---
+  NTSTATUS CreatePd(PdHandle* out);
+  NTSTATUS CreateCq(uint32_t depth, CqHandle* out);
+  NTSTATUS CreateQp(PdHandle pd, CqHandle cq, uint32_t send_depth, uint32_t recv_depth,
+                    uint32_t ord, uint32_t ird, uint64_t qp_context, QpHandle* out);
+  // Connects both directions; either adapter may be the same as `this` (loopback).
+  static NTSTATUS Connect(Adapter& a, QpHandle qp_a, Adapter& b, QpHandle qp_b);
+
+  NTSTATUS CreateMr(PdHandle pd, bool fast_register, MrHandle* out);
+  NTSTATUS RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset, uint64_t length,
+                      uint32_t mr_flags);
+  NTSTATUS DeregisterMr(MrHandle mr);
+  NTSTATUS CreateMw(PdHandle pd, MwHandle* out);
+
+  // Tokens: 24-bit MPT index << 8 | 8-bit tag. Zero for an object that has none yet.
+  uint32_t GetRemoteTokenFromMr(MrHandle mr);
+  uint32_t GetLocalTokenFromMr(MrHandle mr);
+  uint32_t GetRemoteTokenFromMw(MwHandle mw);
+  // Base VA and length of a registered MR or bound MW (0 when not valid).
+  uint64_t ObjectBaseVa(uint32_t mpt_index);
+  uint64_t ObjectLength(uint32_t mpt_index);
+
+  // --- initiator verbs (posted to the send queue) ---
+  NTSTATUS NdkBind(QpHandle qp, uint64_t request_context, MrHandle mr, MwHandle mw,
+                   uint64_t virtual_address, uint64_t length, uint32_t flags);
+  NTSTATUS NdkRead(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl,
+                   uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
+                   uint32_t flags);
+
+  // --- completions ---
+  // Non-blocking: copies up to `max` new completions out of the CQ ring.
+  size_t GetCqResults(CqHandle cq, ndk::NDK_RESULT_EX* results, size_t max);
+  // Blocks (simulated time) until `count` completions are available or `timeout` passes;
+  // returns what arrived (possibly fewer than count). count == 0 waits the whole timeout and
+  // returns everything that arrived meanwhile.
+  std::vector<ndk::NDK_RESULT_EX> WaitCq(CqHandle cq, size_t count,
+                                         const sc_core::sc_time& timeout);
+
+  // True once the device found this CQ's ring full and had to drop a completion.
+  bool CqOverflowed(CqHandle cq);
+
+  // Why the last call that returned a failure status failed (for error messages).
+  const std::string& last_error() const { return last_error_; }
+
+  struct Impl;  // the driver's private state (adapter_impl.h)
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  uint32_t node_id_;
+  std::string last_error_;
+};
+
+}  // namespace rnic::host

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+// The driver's object calls: QPs, connections, memory regions and windows, tokens.
+#include <algorithm>
+
+#include "host_api/adapter.h"
+#include "host_api/adapter_impl.h"
+#include "host_api/limits.h"
+
+namespace rnic::host {
+
+using namespace ndk;
+
+namespace {
+void write_qpc(Adapter::Impl& s, QpHandle qpn, const QpcEntry& qpc) {
+  uint8_t raw[kQpcEntryBytes];
+  qpc.encode(raw);
+  s.cpu.mem_write(s.icm.qpc_addr(qpn), raw, kQpcEntryBytes);
+  s.context_changed(ContextKind::Qpc, qpn);
+}
+
+uint16_t access_from_mr_flags(uint32_t flags) {
+  uint16_t access = 0;
+  if (flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE) access |= kAccessLocalWrite;
+  if (flags & NDK_MR_FLAG_ALLOW_REMOTE_READ) access |= kAccessRemoteRead;
+  if (flags & 4) access |= kAccessRemoteWrite;  // the remote bit of ALLOW_REMOTE_WRITE
+  if (flags & NDK_MR_FLAG_RDMA_READ_SINK) access |= kAccessReadSink;
+  return access;
+}
+}  // namespace
+
+NTSTATUS Adapter::CreateQp(PdHandle pd, CqHandle cq, uint32_t send_depth, uint32_t recv_depth,
+                           uint32_t ord, uint32_t ird, uint64_t qp_context, QpHandle* out) {
+  Impl& s = *impl_;
+  if (!out || !s.pds.count(pd) || !s.cqs.count(cq)) {
+    last_error_ = "unknown PD or CQ";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (send_depth == 0 || send_depth > kMaxQueueDepth || recv_depth > kMaxQueueDepth) {
+    last_error_ = "queue depth must be 1.." + std::to_string(kMaxQueueDepth);
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (ord > s.config.qp.max_ord || ird > s.config.qp.max_ird) {
+    last_error_ = "ORD/IRD above the adapter limits (" + std::to_string(s.config.qp.max_ord) +
+                  "/" + std::to_string(s.config.qp.max_ird) + ")";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (s.next_qp >= s.icm.qpc_entries) {
+    last_error_ = "QP table full";
+    return STATUS_INSUFFICIENT_RESOURCES;
+  }
+  const uint64_t sq = s.alloc_phys(uint64_t(send_depth) * kWqeBytes, 4096);
+  const uint64_t rq = recv_depth ? s.alloc_phys(uint64_t(recv_depth) * kWqeBytes, 4096) : 0;
+  if (!sq || (recv_depth && !rq)) {
+    last_error_ = "host memory exhausted";
+    return STATUS_INSUFFICIENT_RESOURCES;
+  }
+  const QpHandle qpn = s.next_qp++;
+  QpInfo& qp = s.qps[qpn];
+  qp.pd = pd;
+  qp.cq = cq;
+  qp.qp_context = qp_context;
+  qp.qpc.valid = 1;
+  qp.qpc.pd = pd;
+  qp.qpc.cqn = cq;
+  qp.qpc.sq_base = sq;
+  qp.qpc.sq_depth = send_depth;
+  qp.qpc.rq_base = rq;
+  qp.qpc.rq_depth = recv_depth;
+  qp.qpc.ord = ord;
+  qp.qpc.ird = ird;
+  write_qpc(s, qpn, qp.qpc);
+  *out = qpn;
+  return STATUS_SUCCESS;
+}
+
+NTSTATUS Adapter::Connect(Adapter& a, QpHandle qp_a, Adapter& b, QpHandle qp_b) {
+  auto ita = a.impl_->qps.find(qp_a);
+  auto itb = b.impl_->qps.find(qp_b);
+  if (ita == a.impl_->qps.end() || itb == b.impl_->qps.end() || (&a == &b && qp_a == qp_b)) {
+    a.last_error_ = "unknown QP";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (ita->second.qpc.connected || itb->second.qpc.connected) {
+    a.last_error_ = "QP already connected";
+    return STATUS_CONNECTION_INVALID;
+  }
+  ita->second.qpc.connected = 1;
+  ita->second.qpc.peer_node = b.node_id_;
+  ita->second.qpc.peer_qpn = qp_b;
+  itb->second.qpc.connected = 1;
+  itb->second.qpc.peer_node = a.node_id_;
+  itb->second.qpc.peer_qpn = qp_a;
+  write_qpc(*a.impl_, qp_a, ita->second.qpc);
+  write_qpc(*b.impl_, qp_b, itb->second.qpc);
+  return STATUS_SUCCESS;
+}
+
+NTSTATUS Adapter::CreateMr(PdHandle pd, bool fast_register, MrHandle* out) {
+  Impl& s = *impl_;
+  if (!out || !s.pds.count(pd)) {
+    last_error_ = "unknown PD";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (s.next_mpt >= s.icm.mpt_entries || s.next_mpt > 0xffffff) {
+    last_error_ = "MPT table full";
+    return STATUS_INSUFFICIENT_RESOURCES;
+  }
+  const MrHandle index = s.next_mpt++;
+  s.mrs[index] = MrInfo{pd, fast_register, false, 0, 0, 0};
+  MptEntry e;
+  e.state = MptState::Free;
+  e.kind = fast_register ? MptKind::FastMr : MptKind::Mr;
+  e.pd = pd;
+  s.write_mpt(index, e);
+  s.context_changed(ContextKind::Mpt, index);
+  *out = index;
+  return STATUS_SUCCESS;
+}
+
+NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset, uint64_t length,
+                             uint32_t mr_flags) {
+  Impl& s = *impl_;
+  auto it = s.mrs.find(mr);
+  if (it == s.mrs.end() || it->second.fast_register || it->second.registered) {
+    last_error_ = it == s.mrs.end() ? "unknown MR"
+                                    : it->second.fast_register
+                                          ? "MR was created for fast registration"
+                                          : "MR already registered";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (length == 0 || buffer.va == 0 || offset > buffer.size || length > buffer.size - offset) {
+    last_error_ = "registration range empty or outside the buffer";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if ((mr_flags & ~0xfu) || ((mr_flags & 4) && !(mr_flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE))) {
+    last_error_ = "bad MR flags";
+    return STATUS_INVALID_PARAMETER;
+  }
+  const uint64_t first_page = offset / buffer.page_size;
+  const uint64_t last_page = (offset + length - 1) / buffer.page_size;
+  const uint64_t count = last_page - first_page + 1;
+  uint32_t mtt_index = 0;
+  if (count > 0xffffffffu || !s.mtt.allocate(uint32_t(count), &mtt_index)) {
+    last_error_ = "MTT table full";
+    return STATUS_INSUFFICIENT_RESOURCES;
+  }
+  for (uint64_t i = 0; i < count; ++i) {
+    uint8_t raw[kMttEntryBytes];
+    const uint64_t phys = buffer.pages[first_page + i];
+    for (unsigned b = 0; b < 8; ++b) raw[b] = uint8_t(phys >> (8 * b));
+    s.cpu.mem_write(s.icm.mtt_addr(mtt_index + uint32_t(i)), raw, kMttEntryBytes);
+  }
+  s.context_changed(ContextKind::Mtt, mtt_index, uint32_t(count));
+  MptEntry e = s.read_mpt(mr);
+  e.state = MptState::Valid;
+  e.tag = uint8_t(e.tag + 1);
+  e.access = access_from_mr_flags(mr_flags);
+  e.page_shift = buffer.page_size == 4096 ? 12 : 21;
+  e.base_va = buffer.va + offset;
+  e.length = length;
+  e.mtt_index = mtt_index;
+  e.page_capacity = uint32_t(count);
+  e.bound_windows = 0;
+  s.write_mpt(mr, e);
+  s.context_changed(ContextKind::Mpt, mr);
+  it->second.registered = true;
+  it->second.mr_flags = mr_flags;
+  it->second.mtt_index = mtt_index;
+  it->second.mtt_count = uint32_t(count);
+  return STATUS_SUCCESS;
+}
+
+NTSTATUS Adapter::DeregisterMr(MrHandle mr) {
+  Impl& s = *impl_;
+  auto it = s.mrs.find(mr);
+  if (it == s.mrs.end() || !it->second.registered) {
+    last_error_ = "MR not registered";
+    return STATUS_INVALID_PARAMETER;
+  }
+  MptEntry e = s.read_mpt(mr);  // the device keeps bound_windows current in host memory
+  if (e.bound_windows > 0) {
+    last_error_ = "MR has bound windows";
+    return STATUS_DEVICE_BUSY;
+  }
+  e.state = MptState::Free;
+  s.write_mpt(mr, e);
+  s.context_changed(ContextKind::Mpt, mr);
+  s.context_changed(ContextKind::Mtt, it->second.mtt_index, it->second.mtt_count);
+  s.mtt.release(it->second.mtt_index, it->second.mtt_count);
+  it->second.registered = false;
+  return STATUS_SUCCESS;
+}
+
+NTSTATUS Adapter::CreateMw(PdHandle pd, MwHandle* out) {
+  Impl& s = *impl_;
+  if (!out || !s.pds.count(pd)) {
+    last_error_ = "unknown PD";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (s.next_mpt >= s.icm.mpt_entries || s.next_mpt > 0xffffff) {
+    last_error_ = "MPT table full";
+    return STATUS_INSUFFICIENT_RESOURCES;
+  }
+  const MwHandle index = s.next_mpt++;
+  s.mws[index] = MwInfo{pd, 0};
+  MptEntry e;
+  e.state = MptState::Free;
+  e.kind = MptKind::Mw;
+  e.pd = pd;
+  s.write_mpt(index, e);
+  s.context_changed(ContextKind::Mpt, index);
+  *out = index;
+  return STATUS_SUCCESS;
+}
+
+uint32_t Adapter::GetRemoteTokenFromMr(MrHandle mr) {
+  if (!impl_->mrs.count(mr)) return 0;
+  return make_token(mr, impl_->read_mpt(mr).tag);
+}
+
+uint32_t Adapter::GetLocalTokenFromMr(MrHandle mr) { return GetRemoteTokenFromMr(mr); }
+
+uint32_t Adapter::GetRemoteTokenFromMw(MwHandle mw) {
+  auto it = impl_->mws.find(mw);
+  return it == impl_->mws.end() ? 0 : make_token(mw, it->second.tag);
+}
+
+uint64_t Adapter::ObjectBaseVa(uint32_t mpt_index) {
+  if (!impl_->mrs.count(mpt_index) && !impl_->mws.count(mpt_index)) return 0;
+  const MptEntry e = impl_->read_mpt(mpt_index);
+  return e.state == MptState::Valid ? e.base_va : 0;
+}
+
+uint64_t Adapter::ObjectLength(uint32_t mpt_index) {
+  if (!impl_->mrs.count(mpt_index) && !impl_->mws.count(mpt_index)) return 0;
+  const MptEntry e = impl_->read_mpt(mpt_index);
+  return e.state == MptState::Valid ? e.length : 0;
+}
+
+}  // namespace rnic::host

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plain parameter structs for every modeled unit. No JSON, no files: the app fills these.
+// Each field carries its unit in its name; defaults are the `default` preset (ConnectX-5-like
+// device, PCIe gen3 x16, 100 Gb/s port). Sources of the numbers: docs/parameters.md.
+#pragma once
+
+#include <cstdint>
+
+namespace rnic {
+
+struct PcieConfig {
+  uint32_t gen = 3;                  // PCIe generation 1..5: sets the per-lane rate and encoding
+  uint32_t lanes = 16;               // link width
+  uint32_t mps_bytes = 256;          // max payload size: posted writes and completions split here
+  uint32_t mrrs_bytes = 512;         // max read request size: DMA reads split here
+  uint32_t rcb_bytes = 64;           // read completion boundary
+  uint32_t max_read_tags = 32;       // outstanding non-posted reads the device can have
+  uint32_t read_latency_ns = 500;    // host round trip for a minimal (<= 64 B) read
+  uint32_t tlp_overhead_bytes = 24;  // header 16 + sequence 2 + LCRC 4 + framing 2 per TLP
+  uint32_t mmio_latency_ns = 150;    // CPU posted MMIO write to the device register
+};
+
+struct HostMemoryConfig {
+  uint64_t size_bytes = 1ull << 32;  // physical address space of the node
+  uint32_t extra_latency_ns = 0;     // added to every device read: remote socket / not in LLC
+};
+
+struct MttConfig {
+  uint32_t cache_entries = 1024;  // translation cache entries (one page each)
+  uint32_t cache_ways = 8;        // associativity; entries/ways sets, LRU in a set
+  uint32_t lookup_cycles = 2;     // pipeline latency of a hit
+  uint32_t entries_per_fetch = 8; // MTT entries fetched per miss (one 64 B line of 8 B entries)
+};
+
+struct MptConfig {
+  uint32_t cache_entries = 256;  // protection table (MPT) cache entries, fully associative LRU
+  uint32_t check_cycles = 4;     // key/PD/rights/bounds check latency
+};
+
+struct WqeConfig {
+  uint32_t fetch_batch = 4;    // WQEs fetched per DMA read when that many are posted
+  uint32_t decode_cycles = 4;  // decode a fetched WQE
+};
+
+struct QpConfig {
+  uint32_t max_ord = 16;  // outstanding RDMA reads per QP as requester (adapter limit)
+  uint32_t max_ird = 16;  // reads in service per QP as responder (adapter limit)
+  uint32_t max_qps = 256;
+  uint32_t max_cqs = 256;
+  uint32_t max_mpt_entries = 4096;  // MRs + MWs
+  uint32_t max_mtt_entries = 1u << 20;
+  uint32_t max_sge = 4;
+  uint32_t max_fr_pages = 256;  // FRMRPageCount
+  uint64_t max_transfer_bytes = 1ull << 31;
+};
+
+struct PortConfig {
+  uint32_t gbps = 100;             // line rate
+  uint32_t mtu_bytes = 4096;       // payload per packet: read responses are segmented here
+  uint32_t header_bytes = 66;      // Eth+IP+UDP+BTH+ICRC, preamble and IFG per packet (RoCEv2)
+  uint32_t pipeline_cycles = 16;   // transmit or receive pipeline latency
+};
+
+struct FabricConfig {
+  uint32_t link_latency_ns = 300;  // propagation + switch cut-through, one way
+};
+
+struct DeviceTiming {
+  double clock_mhz = 500.0;          // device core clock
+  uint32_t doorbell_cycles = 4;      // decode an MMIO doorbell
+  uint32_t responder_cycles = 8;     // parse an incoming request
+  uint32_t completion_cycles = 4;    // build a completion entry
+};
+
+struct RnicConfig {
+  DeviceTiming timing;
+  PcieConfig pcie;
+  MttConfig mtt;
+  MptConfig mpt;
+  WqeConfig wqe;
+  QpConfig qp;
+  PortConfig port;
+  // Adapter capability flags reported by NDK_ADAPTER_INFO (SPEC.md section 2).
+  uint32_t adapter_flags = 0x1 | 0x10;  // IN_ORDER_DMA | RDMA_READ_LOCAL_INVALIDATE_SUPPORTED
+};
+
+struct SystemConfig {
+  RnicConfig rnic;
+  HostMemoryConfig host_memory;
+  FabricConfig fabric;
+};
+
+}  // namespace rnic

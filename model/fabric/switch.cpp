@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/fabric/switch.h"
+
+#include "model/rnic/port.h"
+
+namespace rnic {
+
+Switch::Switch(sc_core::sc_module_name name, const FabricConfig& fabric, const PortConfig& port)
+    : sc_module(name),
+      port_tsock("port_tsock"),
+      port_isock("port_isock"),
+      stats(std::string(this->name())),
+      link_latency_(double(fabric.link_latency_ns), sc_core::SC_NS),
+      port_(port),
+      forwarded_(stats.add("forwarded", "messages", "messages delivered")),
+      dropped_(stats.add("dropped", "messages", "messages for a node that does not exist")),
+      queued_ps_(stats.add("queued_ps", "ps", "time messages waited for a busy output port")) {
+  port_tsock.register_b_transport(this, &Switch::b_transport);
+  SC_HAS_PROCESS(Switch);
+  SC_THREAD(deliver_thread);
+}
+
+Packet* Switch::take_packet() {
+  if (free_packets_.empty()) {
+    packets_.push_back(std::make_unique<Packet>());
+    return packets_.back().get();
+  }
+  Packet* p = free_packets_.back();
+  free_packets_.pop_back();
+  return p;
+}
+
+void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const Packet* packet = message_of<Packet>(gp);
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (!packet) return;
+  if (packet->dst_node >= unsigned(port_isock.size())) {
+    ++dropped_;
+    return;
+  }
+  if (egress_.size() < size_t(port_isock.size()))
+    egress_.resize(size_t(port_isock.size()), BandwidthPipe(port_.gbps / 8.0));
+  // `delay` is when the last bit left the sender. Cut-through: the output port starts
+  // sending one link latency after the sender did, or when it is free.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  BandwidthPipe& out = egress_[packet->dst_node];
+  const uint64_t bytes = Port::wire_bytes(*packet, port_);
+  const sc_core::sc_time serialization = out.duration(bytes);
+  sc_core::sc_time sent = now + delay;
+  const sc_core::sc_time earliest =
+      (sent > serialization ? sent - serialization : sc_core::SC_ZERO_TIME) + link_latency_;
+  if (out.busy_until() > earliest) queued_ps_ += (out.busy_until() - earliest).value();
+  const sc_core::sc_time arrival = out.reserve(earliest, bytes);
+  Packet* copy = take_packet();
+  *copy = *packet;  // reuses the copy's payload capacity
+  in_flight_.push({arrival, order_++, copy});
+  arrival_event_.notify(in_flight_.top().arrival - now);
+}
+
+void Switch::deliver_thread() {
+  for (;;) {
+    if (in_flight_.empty()) {
+      wait(arrival_event_);
+      continue;
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (in_flight_.top().arrival > now) {
+      wait(in_flight_.top().arrival - now, arrival_event_);
+      continue;
+    }
+    Packet* packet = in_flight_.top().packet;
+    in_flight_.pop();
+    ++forwarded_;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    auto* target = port_isock[int(packet->dst_node)];
+    send_message(pool_, target, *packet, delay);
+    free_packets_.push_back(packet);
+  }
+}
+
+}  // namespace rnic

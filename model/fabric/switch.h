@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// A switch connecting every node's port: each packet waits for its output port (serialized
+// at port.gbps: contention when several senders target one node) and arrives after the link
+// latency. Packets are copied on entry (the sender's buffer is reused at once) and delivered
+// from the switch's own thread at their arrival time.
+#pragma once
+
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config.h"
+#include "model/rnic/messages.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+
+namespace rnic {
+
+class Switch : public sc_core::sc_module {
+ public:
+  SharedTargetSocket<Switch> port_tsock;  // from every node's port (bind in node-id order)
+  BroadcastSocket<Switch> port_isock;     // to every node's port (bind in node-id order)
+
+  Switch(sc_core::sc_module_name name, const FabricConfig& fabric, const PortConfig& port);
+  StatGroup stats;
+
+ private:
+  struct InFlight {
+    sc_core::sc_time arrival;
+    uint64_t order;  // FIFO among equal arrival times
+    Packet* packet;
+    bool operator>(const InFlight& other) const {
+      return arrival != other.arrival ? arrival > other.arrival : order > other.order;
+    }
+  };
+
+  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void deliver_thread();
+  Packet* take_packet();
+
+  sc_core::sc_time link_latency_;
+  PortConfig port_;
+  std::vector<BandwidthPipe> egress_;
+  std::priority_queue<InFlight, std::vector<InFlight>, std::greater<InFlight>> in_flight_;
+  std::vector<std::unique_ptr<Packet>> packets_;
+  std::vector<Packet*> free_packets_;
+  uint64_t order_ = 0;
+  sc_core::sc_event arrival_event_;
+  PayloadPool pool_;
+  Counter& forwarded_;
+  Counter& dropped_;
+  Counter& queued_ps_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/host/host_cpu.h"
+
+#include "model/rnic/byte_order.h"
+
+namespace rnic {
+
+HostCpu::HostCpu(sc_core::sc_module_name name)
+    : sc_module(name), mem_isock("mem_isock"), mmio_isock("mmio_isock") {}
+
+namespace {
+bool cpu_access(InitiatorSocket<HostCpu>& socket, tlm::tlm_command command, uint64_t addr,
+                void* data, uint64_t length) {
+  tlm::tlm_generic_payload gp;
+  gp.set_command(command);
+  gp.set_address(addr);
+  gp.set_data_ptr(static_cast<unsigned char*>(data));
+  gp.set_data_length(unsigned(length));
+  gp.set_streaming_width(unsigned(length));
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+  socket->b_transport(gp, zero);
+  return gp.is_response_ok();
+}
+}  // namespace
+
+bool HostCpu::mem_write(uint64_t phys_addr, const void* data, uint64_t length) {
+  if (length > 0xffffffffu) return false;
+  return cpu_access(mem_isock, tlm::TLM_WRITE_COMMAND, phys_addr, const_cast<void*>(data), length);
+}
+
+bool HostCpu::mem_read(uint64_t phys_addr, void* data, uint64_t length) {
+  if (length > 0xffffffffu) return false;
+  return cpu_access(mem_isock, tlm::TLM_READ_COMMAND, phys_addr, data, length);
+}
+
+sc_core::sc_time HostCpu::mmio_write64(uint64_t bar_offset, uint64_t value) {
+  uint8_t bytes[8];
+  put_le<uint64_t>(bytes, value);
+  tlm::tlm_generic_payload gp;
+  gp.set_command(tlm::TLM_WRITE_COMMAND);
+  gp.set_address(bar_offset);
+  gp.set_data_ptr(bytes);
+  gp.set_data_length(8);
+  gp.set_streaming_width(8);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  mmio_isock->b_transport(gp, delay);
+  if (!gp.is_response_ok()) {
+    SC_REPORT_WARNING("rnicsim/host_cpu", "MMIO write to an unmapped device register");
+  }
+  // A posted write: the CPU's store retires at once; the device applies the doorbell after
+  // the annotated `delay` (link serialization + MMIO latency), so the CPU does not wait.
+  return delay;
+}
+
+bool HostCpu::wait_for_device_write(const sc_core::sc_time& timeout) {
+  if (!device_write_event_) {
+    wait(timeout);
+    return false;
+  }
+  const sc_core::sc_time start = sc_core::sc_time_stamp();
+  wait(timeout, *device_write_event_);
+  return sc_core::sc_time_stamp() - start < timeout;
+}
+
+}  // namespace rnic

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host CPU as seen by the driver (host_api): loads and stores to host memory and posted
+// MMIO writes to the device BAR, both through TLM sockets. Calls that spend simulated time
+// (wait_for_device_write) must run inside a SystemC thread.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include "tlm/sockets.h"
+
+namespace rnic {
+
+class HostCpu : public sc_core::sc_module {
+ public:
+  InitiatorSocket<HostCpu> mem_isock;   // to HostMemory's CPU port
+  InitiatorSocket<HostCpu> mmio_isock;  // to PcieLink's downstream (MMIO) port
+
+  explicit HostCpu(sc_core::sc_module_name name);
+
+  // Cache-coherent CPU accesses: zero simulated time (the driver's own cost is not modeled).
+  // Return false when the address range is outside host memory.
+  bool mem_write(uint64_t phys_addr, const void* data, uint64_t length);
+  bool mem_read(uint64_t phys_addr, void* data, uint64_t length);
+
+  // Posted MMIO write of a 64-bit register at `bar_offset`: returns at once with the time
+  // after which the device has seen it (link and MMIO latency).
+  sc_core::sc_time mmio_write64(uint64_t bar_offset, uint64_t value);
+
+  // Blocks until the device writes host memory (an MSI-X-like wakeup for polling) or until
+  // `timeout` passes. Returns false on timeout.
+  bool wait_for_device_write(const sc_core::sc_time& timeout);
+
+  // Bound by the platform to HostMemory's device-write event.
+  void set_device_write_event(const sc_core::sc_event* event) { device_write_event_ = event; }
+
+ private:
+  const sc_core::sc_event* device_write_event_ = nullptr;
+};
+
+}  // namespace rnic

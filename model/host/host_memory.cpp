@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/host/host_memory.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace rnic {
+
+HostMemory::HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& config)
+    : sc_module(name),
+      dev_tsock("dev_tsock"),
+      cpu_tsock("cpu_tsock"),
+      stats(std::string(this->name())),
+      config_(config),
+      dev_reads_(stats.add("dev_reads", "transactions", "device read requests served")),
+      dev_writes_(stats.add("dev_writes", "transactions", "device writes served")),
+      dev_read_lines_(stats.add("dev_read_lines", "lines", "64 B cache lines read by the device")),
+      dev_write_lines_(stats.add("dev_write_lines", "lines", "64 B cache lines written by the device")),
+      address_errors_(stats.add("address_errors", "transactions", "accesses outside memory")) {
+  dev_tsock.register_b_transport(this, &HostMemory::dev_b_transport);
+  dev_tsock.register_transport_dbg(this, &HostMemory::transport_dbg);
+  cpu_tsock.register_b_transport(this, &HostMemory::cpu_b_transport);
+  cpu_tsock.register_transport_dbg(this, &HostMemory::transport_dbg);
+}
+
+uint8_t* HostMemory::page(uint64_t page_number, bool create) {
+  auto it = pages_.find(page_number);
+  if (it != pages_.end()) return it->second.get();
+  if (!create) return nullptr;
+  auto fresh = std::make_unique<uint8_t[]>(kPageBytes);
+  std::memset(fresh.get(), 0, kPageBytes);
+  uint8_t* p = fresh.get();
+  pages_.emplace(page_number, std::move(fresh));
+  return p;
+}
+
+bool HostMemory::access(tlm::tlm_generic_payload& gp) {
+  const uint64_t addr = gp.get_address();
+  const uint64_t len = gp.get_data_length();
+  if (gp.get_byte_enable_ptr() || gp.get_streaming_width() < len) {
+    gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return false;
+  }
+  if (addr >= config_.size_bytes || len > config_.size_bytes - addr) {
+    ++address_errors_;
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return false;
+  }
+  const bool write = gp.is_write();
+  if (!write && !gp.is_read()) {
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);  // IGNORE: nothing to move
+    return true;
+  }
+  uint8_t* data = gp.get_data_ptr();
+  uint64_t done = 0;
+  while (done < len) {
+    const uint64_t a = addr + done;
+    const uint64_t in_page = a % kPageBytes;
+    const uint64_t n = std::min(len - done, kPageBytes - in_page);
+    uint8_t* p = page(a / kPageBytes, write);
+    if (write) {
+      std::memcpy(p + in_page, data + done, n);
+    } else if (p) {
+      std::memcpy(data + done, p + in_page, n);
+    } else {
+      std::memset(data + done, 0, n);  // never written: reads as zero, no page created
+    }
+    done += n;
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  return true;
+}
+
+void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  if (!access(gp)) return;
+  const uint64_t first = gp.get_address() / kLineBytes;
+  const uint64_t lines =
+      gp.get_data_length() ? (gp.get_address() + gp.get_data_length() - 1) / kLineBytes - first + 1
+                           : 0;
+  if (gp.is_write()) {
+    ++dev_writes_;
+    dev_write_lines_ += lines;
+    device_write_event_.notify(delay);
+  } else {
+    ++dev_reads_;
+    dev_read_lines_ += lines;
+    delay += sc_core::sc_time(double(config_.extra_latency_ns), sc_core::SC_NS);
+  }
+}
+
+void HostMemory::cpu_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) { access(gp); }
+
+unsigned HostMemory::transport_dbg(tlm::tlm_generic_payload& gp) {
+  return access(gp) ? unsigned(gp.get_data_length()) : 0;
+}
+
+}  // namespace rnic

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host DRAM holding the real bytes: queues, device tables (ICM), data buffers. A sparse store
+// of 4 KiB pages, zero on first touch. Two ports: the device's (through the PCIe link) and the
+// CPU's (the driver). Addresses at or above size_bytes get TLM_ADDRESS_ERROR_RESPONSE.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+
+namespace rnic {
+
+class HostMemory : public sc_core::sc_module {
+ public:
+  TargetSocket<HostMemory> dev_tsock;  // device DMA, from PcieLink
+  TargetSocket<HostMemory> cpu_tsock;  // loads and stores of the host CPU
+
+  HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& config);
+
+  // Notified (at the time the data lands) whenever the device writes host memory.
+  const sc_core::sc_event& device_write_event() const { return device_write_event_; }
+  uint64_t size_bytes() const { return config_.size_bytes; }
+  uint64_t touched_pages() const { return pages_.size(); }
+  StatGroup stats;
+
+ private:
+  static constexpr uint64_t kPageBytes = 4096;
+  static constexpr uint64_t kLineBytes = 64;
+
+  void dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void cpu_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+  bool access(tlm::tlm_generic_payload& gp);
+  uint8_t* page(uint64_t page_number, bool create);
+
+  HostMemoryConfig config_;
+  std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
+  sc_core::sc_event device_write_event_;
+  Counter& dev_reads_;
+  Counter& dev_writes_;
+  Counter& dev_read_lines_;
+  Counter& dev_write_lines_;
+  Counter& address_errors_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/host/pcie_link.h"
+
+#include <algorithm>
+
+namespace rnic {
+
+double pcie_bytes_per_ns(uint32_t gen, uint32_t lanes) {
+  // GT/s per lane and encoding efficiency (8b/10b up to gen2, 128b/130b from gen3).
+  double gts = 8.0, efficiency = 128.0 / 130.0;
+  switch (gen) {
+    case 1: gts = 2.5; efficiency = 0.8; break;
+    case 2: gts = 5.0; efficiency = 0.8; break;
+    case 3: gts = 8.0; break;
+    case 4: gts = 16.0; break;
+    default: gts = 32.0; break;
+  }
+  return gts * efficiency * lanes / 8.0;  // Gbit/s -> bytes per ns
+}
+
+uint32_t pcie_completion_count(uint64_t address, uint64_t length, uint32_t rcb_bytes,
+                               uint32_t mps_bytes) {
+  if (length == 0) return 1;
+  // The first completion ends at an RCB boundary; later ones carry up to MPS, ending on
+  // RCB-aligned addresses (PCIe base spec 2.3.1.1).
+  uint32_t count = 0;
+  uint64_t a = address, end = address + length;
+  const uint64_t first_end = std::min(end, (a / rcb_bytes + 1) * rcb_bytes);
+  if (a % rcb_bytes) {
+    ++count;
+    a = first_end;
+  }
+  while (a < end) {
+    ++count;
+    a = std::min(end, a + mps_bytes);
+  }
+  return count;
+}
+
+PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
+    : sc_module(name),
+      dev_tsock("dev_tsock"),
+      mem_isock("mem_isock"),
+      host_tsock("host_tsock"),
+      mmio_isock("mmio_isock"),
+      stats(std::string(this->name())),
+      config_(config),
+      read_requests_(stats.add("read_requests", "TLPs", "memory read request TLPs upstream")),
+      completion_tlps_(stats.add("completion_tlps", "TLPs", "completion TLPs downstream")),
+      write_tlps_(stats.add("write_tlps", "TLPs", "posted write TLPs upstream")),
+      mmio_tlps_(stats.add("mmio_tlps", "TLPs", "MMIO write TLPs downstream")),
+      upstream_bytes_(stats.add("upstream_bytes", "bytes", "bytes on the wire device->host")),
+      downstream_bytes_(stats.add("downstream_bytes", "bytes", "bytes on the wire host->device")) {
+  const double rate = pcie_bytes_per_ns(config.gen, config.lanes);
+  upstream_.set_rate(rate);
+  downstream_.set_rate(rate);
+  const sc_core::sc_time minimal = upstream_.duration(config.tlp_overhead_bytes) +
+                                   downstream_.duration(64 + config.tlp_overhead_bytes);
+  const sc_core::sc_time round_trip(double(config.read_latency_ns), sc_core::SC_NS);
+  read_fixed_ = round_trip > minimal ? round_trip - minimal : sc_core::SC_ZERO_TIME;
+  dev_tsock.register_b_transport(this, &PcieLink::dev_b_transport);
+  dev_tsock.register_transport_dbg(this, &PcieLink::dev_transport_dbg);
+  host_tsock.register_b_transport(this, &PcieLink::host_b_transport);
+}
+
+void PcieLink::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const uint64_t len = gp.get_data_length();
+  const uint32_t overhead = config_.tlp_overhead_bytes;
+  if (gp.is_read()) {
+    ++read_requests_;
+    upstream_bytes_ += overhead;
+    const sc_core::sc_time request_sent = upstream_.reserve(now + delay, overhead);
+    sc_core::sc_time memory_delay = sc_core::SC_ZERO_TIME;
+    mem_isock->b_transport(gp, memory_delay);
+    const uint32_t cpls =
+        pcie_completion_count(gp.get_address(), len, config_.rcb_bytes, config_.mps_bytes);
+    completion_tlps_ += cpls;
+    downstream_bytes_ += len + uint64_t(cpls) * overhead;
+    const sc_core::sc_time done = downstream_.reserve(request_sent + read_fixed_ + memory_delay,
+                                                      len + uint64_t(cpls) * overhead);
+    delay = done - now;
+  } else {
+    const uint64_t tlps = std::max<uint64_t>(1, (len + config_.mps_bytes - 1) / config_.mps_bytes);
+    write_tlps_ += tlps;
+    upstream_bytes_ += len + tlps * overhead;
+    const sc_core::sc_time sent = upstream_.reserve(now + delay, len + tlps * overhead);
+    delay = sent - now;
+    mem_isock->b_transport(gp, delay);
+  }
+}
+
+unsigned PcieLink::dev_transport_dbg(tlm::tlm_generic_payload& gp) {
+  return mem_isock->transport_dbg(gp);
+}
+
+void PcieLink::host_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  ++mmio_tlps_;
+  const uint64_t bytes = gp.get_data_length() + config_.tlp_overhead_bytes;
+  downstream_bytes_ += bytes;
+  const sc_core::sc_time sent = downstream_.reserve(now + delay, bytes);
+  delay = sent - now + sc_core::sc_time(double(config_.mmio_latency_ns), sc_core::SC_NS);
+  mmio_isock->b_transport(gp, delay);
+}
+
+}  // namespace rnic

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// The PCIe link between the device and the root complex, one bandwidth pipe per direction.
+// Device reads: a request TLP upstream, the host round trip, completion TLPs downstream split
+// at the read completion boundary and at MPS. Device writes: posted TLPs upstream split at MPS.
+// Host MMIO writes: one posted TLP downstream. Every TLP pays tlp_overhead_bytes.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+
+namespace rnic {
+
+// Usable bytes per ns per direction for a generation and width (after line encoding).
+double pcie_bytes_per_ns(uint32_t gen, uint32_t lanes);
+// Number of completion TLPs for a read of `length` bytes at `address`.
+uint32_t pcie_completion_count(uint64_t address, uint64_t length, uint32_t rcb_bytes,
+                               uint32_t mps_bytes);
+
+class PcieLink : public sc_core::sc_module {
+ public:
+  TargetSocket<PcieLink> dev_tsock;     // TLPs the device initiates
+  InitiatorSocket<PcieLink> mem_isock;  // to host memory
+  TargetSocket<PcieLink> host_tsock;    // MMIO from the host CPU
+  InitiatorSocket<PcieLink> mmio_isock; // to the device BAR
+
+  PcieLink(sc_core::sc_module_name name, const PcieConfig& config);
+  StatGroup stats;
+
+ private:
+  void dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void host_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  unsigned dev_transport_dbg(tlm::tlm_generic_payload& gp);
+
+  PcieConfig config_;
+  BandwidthPipe upstream_;    // device -> host
+  BandwidthPipe downstream_;  // host -> device
+  sc_core::sc_time read_fixed_;  // round trip minus the serialization of a minimal read
+  Counter& read_requests_;
+  Counter& completion_tlps_;
+  Counter& write_tlps_;
+  Counter& mmio_tlps_;
+  Counter& upstream_bytes_;
+  Counter& downstream_bytes_;
+};
+
+}  // namespace rnic

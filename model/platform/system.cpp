@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/platform/system.h"
+
+namespace rnic {
+
+Node::Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& config)
+    : sc_module(name),
+      memory("memory", config.host_memory),
+      pcie("pcie", config.rnic.pcie),
+      rnic("rnic", config.rnic, node_id),
+      cpu("cpu"),
+      node_id_(node_id) {
+  cpu.mem_isock.bind(memory.cpu_tsock);
+  cpu.mmio_isock.bind(pcie.host_tsock);
+  pcie.mmio_isock.bind(rnic.mmio_tsock);
+  rnic.pcie_isock.bind(pcie.dev_tsock);
+  pcie.mem_isock.bind(memory.dev_tsock);
+  cpu.set_device_write_event(&memory.device_write_event());
+}
+
+System::System(const SystemConfig& config, const std::vector<std::string>& node_names)
+    : config_(config) {
+  for (size_t i = 0; i < node_names.size(); ++i) {
+    nodes_.push_back(std::make_unique<Node>(node_names[i].c_str(), uint32_t(i), config_));
+  }
+  switch_ = std::make_unique<Switch>("switch", config_.fabric, config_.rnic.port);
+  for (auto& node : nodes_) {
+    node->rnic.net_isock.bind(switch_->port_tsock);
+    switch_->port_isock.bind(node->rnic.net_tsock);
+  }
+}
+
+void System::visit_stats(const StatVisitor& visit) const {
+  for (const auto& node : nodes_) {
+    for (const StatGroup* group : {&node->memory.stats, &node->pcie.stats}) {
+      for (const Counter& c : group->counters()) visit(group->owner(), c);
+    }
+    node->rnic.visit_stats(visit);
+  }
+  for (const Counter& c : switch_->stats.counters()) visit(switch_->stats.owner(), c);
+}
+
+}  // namespace rnic

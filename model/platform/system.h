@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// The modeled platform: N nodes (host memory + PCIe link + RNIC + host CPU port), their ports
+// all connected to one switch. Built once per process (SystemC elaborates once).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "model/config.h"
+#include "model/fabric/switch.h"
+#include "model/host/host_cpu.h"
+#include "model/host/host_memory.h"
+#include "model/host/pcie_link.h"
+#include "model/rnic/rnic.h"
+#include "tlm/stats.h"
+
+namespace rnic {
+
+class Node : public sc_core::sc_module {
+ public:
+  Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& config);
+
+  uint32_t node_id() const { return node_id_; }
+  HostMemory memory;
+  PcieLink pcie;
+  Rnic rnic;
+  HostCpu cpu;
+
+ private:
+  uint32_t node_id_;
+};
+
+class System {
+ public:
+  // Node names become module names ("A" -> module "A"); node ids are their indices.
+  System(const SystemConfig& config, const std::vector<std::string>& node_names);
+
+  size_t node_count() const { return nodes_.size(); }
+  Node& node(size_t index) { return *nodes_.at(index); }
+  const SystemConfig& config() const { return config_; }
+
+  // Every unit's counters: owner is the unit's hierarchical name ("A.rnic.mtt").
+  void visit_stats(const StatVisitor& visit) const;
+
+ private:
+  SystemConfig config_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::unique_ptr<Switch> switch_;
+};
+
+}  // namespace rnic

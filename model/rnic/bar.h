@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// The device's MMIO register map (BAR 0), shared by the driver and the Doorbells unit.
+#pragma once
+
+#include <cstdint>
+
+#include "model/rnic/messages.h"
+
+namespace rnic::bar {
+
+constexpr uint64_t kSqDoorbell = 0x000000;     // + qpn * 8: send-queue producer index
+constexpr uint64_t kRqDoorbell = 0x100000;     // + qpn * 8: receive-queue producer index
+constexpr uint64_t kCqDoorbell = 0x200000;     // + cqn * 8: completion-queue consumer index
+constexpr uint64_t kContextChange = 0x300000;  // kind << 56 | count << 32 | index
+constexpr uint64_t kRegisterStride = 8;
+constexpr uint64_t kWindowBytes = 0x100000;
+
+inline uint64_t context_change_value(ContextKind kind, uint32_t index, uint32_t count) {
+  return uint64_t(kind) << 56 | uint64_t(count & 0xffffff) << 32 | index;
+}
+
+}  // namespace rnic::bar

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reads host memory for outgoing data: splits each physical segment at MRRS and at 4 KiB
+// boundaries (a read request may not cross one), and issues the requests with at most
+// pcie.max_read_tags outstanding (a tag is held from issue until its last completion).
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config.h"
+#include "model/rnic/messages.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+
+namespace rnic {
+
+class DmaReadEngine : public sc_core::sc_module {
+ public:
+  SharedTargetSocket<DmaReadEngine> read_tsock;  // DmaRequest messages
+  InitiatorSocket<DmaReadEngine> dma_isock;      // to the PCIe endpoint
+
+  DmaReadEngine(sc_core::sc_module_name name, const PcieConfig& config);
+  StatGroup stats;
+
+ private:
+  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+
+  PcieConfig config_;
+  PayloadPool pool_;
+  SlotPool tags_;
+  Counter& requests_;
+  Counter& read_tlps_;
+  Counter& bytes_;
+  Counter& tag_stall_ps_;
+};
+
+}  // namespace rnic

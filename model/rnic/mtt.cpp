@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/rnic/mtt.h"
+
+#include <algorithm>
+
+#include "model/rnic/byte_order.h"
+
+namespace rnic {
+
+Mtt::Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm)
+    : sc_module(name),
+      xlate_tsock("xlate_tsock"),
+      ctrl_tsock("ctrl_tsock"),
+      dma_isock("dma_isock"),
+      stats(std::string(this->name())),
+      icm_(icm),
+      clock_(config.timing.clock_mhz),
+      config_(config.mtt),
+      cache_(config.mtt.cache_entries, config.mtt.cache_ways),
+      translations_(stats.add("translations", "requests", "translation requests")),
+      pages_(stats.add("pages", "pages", "pages translated")),
+      hits_(stats.add("mtt_hits", "lookups", "translation cache hits")),
+      misses_(stats.add("mtt_misses", "lookups", "translation cache misses (a DMA read each)")),
+      faults_(stats.add("faults", "requests", "translations outside the table or unreadable")) {
+  if (config_.entries_per_fetch == 0) config_.entries_per_fetch = 1;
+  line_.resize(size_t(config_.entries_per_fetch) * kMttEntryBytes);
+  xlate_tsock.register_b_transport(this, &Mtt::xlate_b_transport);
+  ctrl_tsock.register_b_transport(this, &Mtt::ctrl_b_transport);
+}
+
+bool Mtt::entry(uint32_t index, uint64_t* phys, sc_core::sc_time& delay) {
+  if (index >= icm_.mtt_entries) return false;
+  if (const uint64_t* hit = cache_.lookup(index)) {
+    ++hits_;
+    *phys = *hit;
+    return true;
+  }
+  ++misses_;
+  // Fetch the aligned line of entries holding `index` and keep all of them.
+  const uint32_t per_line = config_.entries_per_fetch;
+  const uint32_t first = index / per_line * per_line;
+  const uint32_t count = std::min(per_line, icm_.mtt_entries - first);
+  if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mtt_addr(first), line_.data(),
+                    count * kMttEntryBytes, DmaSource::MttTable, delay))
+    return false;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t value = get_le<uint64_t>(line_.data() + size_t(i) * kMttEntryBytes);
+    if (first + i == index || !cache_.lookup(first + i)) cache_.insert(first + i, value);
+  }
+  *phys = get_le<uint64_t>(line_.data() + size_t(index - first) * kMttEntryBytes);
+  return true;
+}
+
+bool Mtt::translate(TranslateRequest& req, sc_core::sc_time& delay) {
+  req.segments.clear();
+  const Region& r = req.region;
+  if (r.page_shift < 12 || r.page_shift > 30 || req.va < r.page_base_va) return false;
+  const uint64_t page_bytes = uint64_t(1) << r.page_shift;
+  uint64_t va = req.va;
+  uint64_t remaining = req.length;
+  uint32_t pages = 0;
+  while (remaining > 0) {
+    const uint64_t page = (va - r.page_base_va) >> r.page_shift;
+    if (page > UINT32_MAX - r.mtt_index) return false;
+    uint64_t phys = 0;
+    if (!entry(uint32_t(r.mtt_index + page), &phys, delay)) return false;
+    const uint64_t in_page = va & (page_bytes - 1);
+    const uint64_t n = std::min(remaining, page_bytes - in_page);
+    req.segments.push_back({phys + in_page, uint32_t(n)});
+    va += n;
+    remaining -= n;
+    ++pages;
+  }
+  pages_ += pages;
+  // Pipelined lookups: the first page pays the full latency, each further one a cycle.
+  delay += clock_.cycles(config_.lookup_cycles + (pages ? pages - 1 : 0));
+  return true;
+}
+
+void Mtt::xlate_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  TranslateRequest* req = message_of<TranslateRequest>(gp);
+  if (!req) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  ++translations_;
+  req->ok = translate(*req, delay);
+  if (!req->ok) ++faults_;
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void Mtt::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+  const ContextChange* change = message_of<ContextChange>(gp);
+  if (change && change->kind == ContextKind::Mtt) {
+    for (uint32_t i = 0; i < change->count; ++i) cache_.invalidate(change->index + i);
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace rnic

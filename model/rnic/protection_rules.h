@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// The key, window and region rules of SPEC.md section 5 as plain functions over MPT entries:
+// the ProtectionChecker module only fetches entries and spends time.
+#pragma once
+
+#include <cstdint>
+
+#include "model/rnic/icm.h"
+#include "model/rnic/messages.h"
+
+namespace rnic {
+
+// A region's translation parameters (MR: itself; MW: its parent MR).
+Region region_of(const MptEntry& mr);
+
+// [va, va+length) inside [base, base+size)? Overflow-safe.
+bool range_inside(uint64_t va, uint64_t length, uint64_t base, uint64_t size);
+
+// Local SGE check: the token names a VALID MR of the PD whose range holds the access, with
+// the rights asked. `entry` is the MPT entry at token_index(req.token). On success sets
+// req.region and req.target_va.
+CqeStatus check_local_access(const MptEntry& entry, ProtectionRequest& req);
+
+// Responder check, in the SPEC.md order. `parent` is the window's MR (null for an MR).
+// On success sets req.target_va to the absolute VA accessed.
+CqeStatus check_remote_access(const MptEntry& entry, const MptEntry* parent,
+                              ProtectionRequest& req);
+
+// Bind checks. On success updates `mw` (VALID, the tag of req.token, range, rights, QP, parent) and
+// `mr` (one more bound window).
+CqeStatus apply_bind(uint32_t mw_index, MptEntry& mw, uint32_t mr_index, MptEntry& mr,
+                     ProtectionRequest& req);
+
+}  // namespace rnic
+
+namespace rnic {
+// NDK_OP_FLAG_ALLOW_* rights of a Bind/FastRegister -> MptAccess bits.
+uint16_t access_from_op_flags(uint32_t op_flags);
+}  // namespace rnic

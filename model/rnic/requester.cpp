@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/rnic/requester.h"
+
+#include <algorithm>
+
+#include "model/rnic/protection_rules.h"
+
+namespace rnic {
+
+namespace {
+constexpr uint16_t kSilentSuccess = 0x001;  // NDK_OP_FLAG_SILENT_SUCCESS
+constexpr uint16_t kReadFence = 0x002;      // NDK_OP_FLAG_READ_FENCE
+constexpr uint32_t kSinkNotRequired = 0x2;  // NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED
+}  // namespace
+
+Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+                     uint32_t node_id)
+    : sc_module(name),
+      work_tsock("work_tsock"),
+      response_tsock("response_tsock"),
+      qp_event_tsock("qp_event_tsock"),
+      ctrl_tsock("ctrl_tsock"),
+      check_isock("check_isock"),
+      xlate_isock("xlate_isock"),
+      write_isock("write_isock"),
+      tx_isock("tx_isock"),
+      cq_isock("cq_isock"),
+      dma_isock("dma_isock"),
+      stats(std::string(this->name())),
+      config_(config),
+      icm_(icm),
+      node_id_(node_id),
+      clock_(config.timing.clock_mhz),
+      wqes_(stats.add("wqes", "WQEs", "send-queue requests executed")),
+      reads_(stats.add("reads", "requests", "RDMA read requests sent")),
+      binds_(stats.add("binds", "requests", "bind requests executed")),
+      read_bytes_(stats.add("read_bytes", "bytes", "read response bytes landed in sinks")),
+      completions_(stats.add("completions", "entries", "completions handed to the CQ engine")),
+      errors_(stats.add("errors", "requests", "requests that ended with an error status")),
+      flushed_(stats.add("flushed", "requests", "requests flushed by the QP error state")),
+      ord_stalls_(stats.add("ord_stalls", "requests", "reads that waited for an ORD slot or fence")),
+      stray_responses_(stats.add("stray_responses", "packets", "responses matching no read")) {
+  work_tsock.register_b_transport(this, &Requester::work_b_transport);
+  response_tsock.register_b_transport(this, &Requester::response_b_transport);
+  qp_event_tsock.register_b_transport(this, &Requester::qp_event_b_transport);
+  ctrl_tsock.register_b_transport(this, &Requester::ctrl_b_transport);
+}
+
+const QpcEntry* Requester::qpc(uint32_t qpn, sc_core::sc_time& delay) {
+  if (qpn >= icm_.qpc_entries) return nullptr;
+  auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
+    return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
+                        DmaSource::ContextTable, d);
+  };
+  return qpc_.get(icm_.qpc_addr(qpn), qpn, read, delay);
+}
+
+Requester::Pending* Requester::find(QpState& qp, uint64_t sequence) {
+  if (qp.pending.empty()) return nullptr;
+  const uint64_t first = qp.pending.front().sequence;
+  if (sequence < first || sequence - first >= qp.pending.size()) return nullptr;
+  return &qp.pending[size_t(sequence - first)];
+}
+
+void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const WorkRequest* work = message_of<WorkRequest>(gp);
+  if (!work) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const uint32_t qpn = work->qpn;
+  const Wqe wqe = work->wqe;
+  const uint32_t wqe_index = work->wqe_index;
+  ++wqes_;
+  wait(delay);  // the WQE is decoded; execution starts now
+  delay = sc_core::SC_ZERO_TIME;
+
+  QpState& qp = qps_[qpn];
+  const uint64_t sequence = qp.next_sequence++;
+  Pending entry;
+  entry.sequence = sequence;
+  entry.wr_id = wqe.wr_id;
+  entry.wqe_index = wqe_index;
+  entry.opcode = wqe.opcode;
+  entry.flags = wqe.flags;
+  qp.pending.push_back(entry);
+
+  const QpcEntry* context = qpc(qpn, delay);
+  if (qp.error) {
+    ++flushed_;
+    finish(qp, qp.pending.back(), CqeStatus::Flush);
+  } else if (!context || !context->valid || !context->connected) {
+    finish(qp, qp.pending.back(), CqeStatus::LocalQpOperation);
+  } else if (wqe.opcode == WqeOpcode::Read) {
+    const QpcEntry copy = *context;
+    execute_read(qpn, qp, copy, sequence, wqe, delay);
+  } else if (wqe.opcode == WqeOpcode::Bind) {
+    const CqeStatus status = execute_bind(qpn, *context, wqe, delay);
+    if (Pending* p = find(qp, sequence)) finish(qp, *p, status);
+  } else {
+    // Not executed by this version of the device: a local QP operation error.
+    finish(qp, qp.pending.back(), CqeStatus::LocalQpOperation);
+  }
+  retire(qpn, qp, delay);
+}
+
+void Requester::wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay) {
+  if (qp.reads_outstanding < limit || qp.error) return;
+  ++ord_stalls_;
+  wait(delay);
+  delay = sc_core::SC_ZERO_TIME;
+  while (qp.reads_outstanding >= limit && !qp.error) wait(*qp.read_done);
+}
+
+void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
+                             uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay) {
+  Pending* p = find(qp, sequence);
+  if (wqe.nsge > config_.qp.max_sge || wqe.nsge > kMaxSge) {
+    finish(qp, *p, CqeStatus::LocalQpOperation);
+    return;
+  }
+  // Sink checks (SPEC.md 5 Read, requester side): VALID local MR of this PD, local write,
+  // inside the MR, and RDMA_READ_SINK unless the adapter does not require it.
+  uint16_t access = kAccessLocalWrite;
+  if (!(config_.adapter_flags & kSinkNotRequired)) access |= kAccessReadSink;
+  uint64_t total = 0;
+  p->sinks = 0;
+  for (uint32_t i = 0; i < wqe.nsge; ++i) {
+    const Sge& sge = wqe.sge[i];
+    if (sge.length == 0) continue;
+    ProtectionRequest check;
+    check.op = ProtectionOp::LocalAccess;
+    check.token = sge.token;
+    check.pd = context.pd;
+    check.qpn = qpn;
+    check.va = sge.addr;
+    check.length = sge.length;
+    check.access = access;
+    send_message(pool_, check_isock, check, delay);
+    p = find(qp, sequence);
+    if (check.status != CqeStatus::Success) {
+      finish(qp, *p, CqeStatus::LocalProtection);
+      return;
+    }
+    p->sink[p->sinks++] = SinkSge{check.region, sge.addr, sge.length};
+    total += sge.length;
+  }
+  const uint32_t ord = std::max<uint32_t>(1, std::min(context.ord, config_.qp.max_ord));
+  if (wqe.flags & kReadFence) wait_for_read_slot(qp, 1, delay);
+  wait_for_read_slot(qp, ord, delay);
+  p = find(qp, sequence);
+  if (!p || p->done) return;  // flushed while it waited
+  if (qp.error) {
+    finish(qp, *p, CqeStatus::Flush);
+    return;
+  }
+  tx_packet_.kind = PacketKind::ReadRequest;
+  tx_packet_.src_node = node_id_;
+  tx_packet_.dst_node = context.peer_node;
+  tx_packet_.src_qpn = qpn;
+  tx_packet_.dst_qpn = context.peer_qpn;
+  tx_packet_.sequence = sequence;
+  tx_packet_.remote_addr = wqe.remote_addr;
+  tx_packet_.remote_token = wqe.remote_token;
+  tx_packet_.length = uint32_t(total);
+  tx_packet_.syndrome = CqeStatus::Success;
+  tx_packet_.payload.clear();
+  p->awaiting_response = true;
+  p->bytes = uint32_t(total);
+  ++qp.reads_outstanding;
+  ++reads_;
+  send_message(pool_, tx_isock, tx_packet_, delay);
+}
+
+CqeStatus Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                                  sc_core::sc_time& delay) {
+  ProtectionRequest bind;
+  bind.op = ProtectionOp::Bind;
+  bind.token = wqe.remote_token;
+  bind.mr_token = wqe.aux_token;
+  bind.pd = context.pd;
+  bind.qpn = qpn;
+  bind.va = wqe.remote_addr;
+  bind.length = wqe.length;
+  bind.rights = access_from_op_flags(wqe.access) & (kAccessRemoteRead | kAccessRemoteWrite);
+  send_message(pool_, check_isock, bind, delay);
+  if (bind.status == CqeStatus::Success) ++binds_;
+  return bind.status == CqeStatus::Success ? CqeStatus::Success : CqeStatus::MwBind;
+}
+
+CqeStatus Requester::land_response(Pending& p, const Packet& packet, sc_core::sc_time& delay) {
+  if (packet.kind == PacketKind::Nak) return packet.syndrome;
+  if (packet.payload.size() != p.bytes) return CqeStatus::RemoteOperation;
+  uint64_t offset = 0;
+  for (uint32_t i = 0; i < p.sinks; ++i) {
+    const SinkSge& sink = p.sink[i];
+    translate_.region = sink.region;
+    translate_.va = sink.va;
+    translate_.length = sink.length;
+    send_message(pool_, xlate_isock, translate_, delay);
+    if (!translate_.ok) return CqeStatus::LocalProtection;
+    DmaRequest write;
+    write.segments = &translate_.segments;
+    write.data = const_cast<uint8_t*>(packet.payload.data()) + offset;
+    send_message(pool_, write_isock, write, delay);
+    if (!write.ok) return CqeStatus::LocalProtection;
+    offset += sink.length;
+  }
+  read_bytes_ += offset;
+  return CqeStatus::Success;
+}
+
+void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const Packet* packet = message_of<Packet>(gp);
+  auto it = packet ? qps_.find(packet->dst_qpn) : qps_.end();
+  Pending* p = it != qps_.end() ? find(it->second, packet->sequence) : nullptr;
+  if (!p || !p->awaiting_response) {
+    ++stray_responses_;  // e.g. the read was flushed meanwhile
+    return;
+  }
+  QpState& qp = it->second;
+  p->awaiting_response = false;
+  --qp.reads_outstanding;
+  qp.read_done->notify(delay);
+  finish(qp, *p, land_response(*p, *packet, delay));
+  retire(packet->dst_qpn, qp, delay);
+}
+
+void Requester::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const QpErrorEvent* event = message_of<QpErrorEvent>(gp);
+  if (!event) return;
+  QpState& qp = qps_[event->qpn];
+  if (qp.error) return;
+  qp.error = true;
+  // Flush everything not finished yet (the responder side of this QP failed).
+  for (Pending& p : qp.pending) {
+    if (!p.done) {
+      ++flushed_;
+      if (p.awaiting_response) {
+        p.awaiting_response = false;
+        --qp.reads_outstanding;
+      }
+      p.done = true;
+      p.status = CqeStatus::Flush;
+    }
+  }
+  qp.read_done->notify(delay);
+  retire(event->qpn, qp, delay);
+}
+
+void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+  const ContextChange* change = message_of<ContextChange>(gp);
+  if (change && change->kind == ContextKind::Qpc) {
+    qpc_.invalidate(change->index);
+    auto it = qps_.find(change->index);
+    // A QP being (re)created starts clean; one being connected has no requests yet.
+    if (it != qps_.end() && it->second.pending.empty()) {
+      it->second.error = false;
+      it->second.reads_outstanding = 0;
+    }
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
+  p.done = true;
+  p.status = status;
+  if (status != CqeStatus::Success && status != CqeStatus::Flush) {
+    ++errors_;
+    if (!qp.error) {
+      qp.error = true;
+      flush_after(qp, p.sequence);
+    }
+  }
+}
+
+void Requester::flush_after(QpState& qp, uint64_t sequence) {
+  for (Pending& later : qp.pending) {
+    if (later.sequence <= sequence) continue;
+    if (later.awaiting_response) {
+      later.awaiting_response = false;
+      --qp.reads_outstanding;
+    }
+    if (!later.done || later.status == CqeStatus::Success) ++flushed_;
+    later.done = true;
+    later.status = CqeStatus::Flush;
+  }
+  qp.read_done->notify(sc_core::SC_ZERO_TIME);
+}
+
+void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
+  const QpcEntry* context = qpc(qpn, delay);
+  while (!qp.pending.empty() && qp.pending.front().done) {
+    const Pending p = qp.pending.front();
+    qp.pending.pop_front();
+    if (p.status == CqeStatus::Success && (p.flags & kSilentSuccess)) continue;
+    if (!context) continue;  // no QP context: nowhere to complete (counted as an error)
+    CompletionRecord record;
+    record.cqn = context->cqn;
+    record.cqe.status = p.status;
+    record.cqe.opcode = completion_opcode(p.opcode);
+    record.cqe.byte_count = p.status == CqeStatus::Success ? p.bytes : 0;
+    record.cqe.wr_id = p.wr_id;
+    record.cqe.qpn = qpn;
+    record.cqe.wqe_index = p.wqe_index;
+    sc_core::sc_time d = delay;
+    send_message(pool_, cq_isock, record, d);
+    ++completions_;
+  }
+}
+
+}  // namespace rnic

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// The requester engine: executes send-queue WQEs (Read, Bind) in posting order, keeps at most
+// ORD reads outstanding per QP (more wait, they never fail), honours READ_FENCE, lands read
+// responses in the sink SGEs, and retires requests in posting order, so completions of one
+// send queue arrive in posting order. The first error puts the QP in the error state: every
+// later request completes with a flush status (SPEC.md section 4).
+#pragma once
+
+#include <array>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config.h"
+#include "model/rnic/context_cache.h"
+#include "model/rnic/icm.h"
+#include "model/rnic/messages.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+
+namespace rnic {
+
+class Requester : public sc_core::sc_module {
+ public:
+  TargetSocket<Requester> work_tsock;       // decoded WQEs from the WqeFetcher
+  TargetSocket<Requester> response_tsock;   // read responses / NAKs from the Port
+  TargetSocket<Requester> qp_event_tsock;   // QP errors found by the Responder
+  TargetSocket<Requester> ctrl_tsock;       // context changes
+  InitiatorSocket<Requester> check_isock;   // ProtectionChecker
+  InitiatorSocket<Requester> xlate_isock;   // Mtt
+  InitiatorSocket<Requester> write_isock;   // DmaWriteEngine
+  InitiatorSocket<Requester> tx_isock;      // Port
+  InitiatorSocket<Requester> cq_isock;      // CompletionEngine
+  InitiatorSocket<Requester> dma_isock;     // QP context reads
+
+  Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+            uint32_t node_id);
+  StatGroup stats;
+
+ private:
+  struct SinkSge {
+    Region region;
+    uint64_t va = 0;
+    uint32_t length = 0;
+  };
+  struct Pending {
+    uint64_t sequence = 0;
+    uint64_t wr_id = 0;
+    uint32_t wqe_index = 0;
+    WqeOpcode opcode = WqeOpcode::Nop;
+    uint16_t flags = 0;
+    bool done = false;
+    bool awaiting_response = false;
+    CqeStatus status = CqeStatus::Success;
+    uint32_t bytes = 0;
+    uint8_t sinks = 0;
+    std::array<SinkSge, kMaxSge> sink{};
+  };
+  struct QpState {
+    std::deque<Pending> pending;  // posting order; deque keeps references stable on push
+    uint64_t next_sequence = 0;
+    uint32_t reads_outstanding = 0;
+    bool error = false;
+    std::unique_ptr<sc_core::sc_event> read_done = std::make_unique<sc_core::sc_event>();
+  };
+
+  void work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+
+  const QpcEntry* qpc(uint32_t qpn, sc_core::sc_time& delay);
+  Pending* find(QpState& qp, uint64_t sequence);
+  void execute_read(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
+                    const Wqe& wqe, sc_core::sc_time& delay);
+  CqeStatus execute_bind(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
+                         sc_core::sc_time& delay);
+  CqeStatus land_response(Pending& p, const Packet& packet, sc_core::sc_time& delay);
+  // Ends `p` with `status`; an error also flushes every later request of the QP.
+  void finish(QpState& qp, Pending& p, CqeStatus status);
+  void flush_after(QpState& qp, uint64_t sequence);
+  void retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
+  void wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay);
+
+  RnicConfig config_;
+  IcmLayout icm_;
+  uint32_t node_id_;
+  Clock clock_;
+  PayloadPool pool_;
+  ContextCache<QpcEntry, kQpcEntryBytes> qpc_;
+  std::unordered_map<uint32_t, QpState> qps_;
+  Packet tx_packet_;
+  TranslateRequest translate_;
+  Counter& wqes_;
+  Counter& reads_;
+  Counter& binds_;
+  Counter& read_bytes_;
+  Counter& completions_;
+  Counter& errors_;
+  Counter& flushed_;
+  Counter& ord_stalls_;
+  Counter& stray_responses_;
+};
+
+}  // namespace rnic

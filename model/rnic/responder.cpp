@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/rnic/responder.h"
+
+#include <algorithm>
+
+namespace rnic {
+
+Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+                     uint32_t node_id)
+    : sc_module(name),
+      request_tsock("request_tsock"),
+      ctrl_tsock("ctrl_tsock"),
+      check_isock("check_isock"),
+      xlate_isock("xlate_isock"),
+      read_isock("read_isock"),
+      tx_isock("tx_isock"),
+      qp_event_isock("qp_event_isock"),
+      dma_isock("dma_isock"),
+      stats(std::string(this->name())),
+      config_(config),
+      icm_(icm),
+      node_id_(node_id),
+      clock_(config.timing.clock_mhz),
+      requests_(stats.add("read_requests", "requests", "RDMA read requests received")),
+      bytes_(stats.add("read_bytes", "bytes", "bytes returned in read responses")),
+      naks_(stats.add("naks", "packets", "requests answered with a NAK")),
+      access_errors_(stats.add("access_errors", "requests", "remote token or range check failures")),
+      ird_stall_ps_(stats.add("ird_stall_ps", "ps", "time reads waited for an IRD slot")) {
+  request_tsock.register_b_transport(this, &Responder::request_b_transport);
+  ctrl_tsock.register_b_transport(this, &Responder::ctrl_b_transport);
+}
+
+void Responder::enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay) {
+  if (qp.error) return;
+  qp.error = true;
+  QpErrorEvent event{qpn, cause};
+  sc_core::sc_time d = delay;
+  send_message(pool_, qp_event_isock, event, d);
+}
+
+CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
+                                sc_core::sc_time& delay) {
+  if (request.length == 0) return CqeStatus::Success;  // zero-length: no key checks (SPEC.md 5)
+  if (request.length > config_.qp.max_transfer_bytes) return CqeStatus::RemoteInvalidRequest;
+  ProtectionRequest check;
+  check.op = ProtectionOp::RemoteAccess;
+  check.token = request.remote_token;
+  check.pd = qpc.pd;
+  check.qpn = request.dst_qpn;
+  check.va = request.remote_addr;
+  check.length = request.length;
+  check.access = kAccessRemoteRead;
+  send_message(pool_, check_isock, check, delay);
+  if (check.status != CqeStatus::Success) {
+    ++access_errors_;
+    return CqeStatus::RemoteAccess;
+  }
+  translate_.region = check.region;
+  translate_.va = check.target_va;
+  translate_.length = request.length;
+  send_message(pool_, xlate_isock, translate_, delay);
+  if (!translate_.ok) return CqeStatus::RemoteAccess;
+
+  // IRD: at most `ird` reads of this QP in service; a slot is held until the data is read.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time ready = now + delay;
+  const sc_core::sc_time start = qp.in_service.acquire(ready);
+  ird_stall_ps_ += (start - ready).value();
+  delay = start - now;
+  response_.payload.resize(request.length);
+  DmaRequest read;
+  read.segments = &translate_.segments;
+  read.data = response_.payload.data();
+  send_message(pool_, read_isock, read, delay);
+  qp.in_service.release(now + delay);
+  if (!read.ok) return CqeStatus::RemoteOperation;
+  bytes_ += request.length;
+  return CqeStatus::Success;
+}
+
+void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const Packet* request = message_of<Packet>(gp);
+  if (!request || request->kind != PacketKind::ReadRequest) return;
+  ++requests_;
+  delay += clock_.cycles(config_.timing.responder_cycles);
+  const uint32_t qpn = request->dst_qpn;
+  response_.kind = PacketKind::ReadResponse;
+  response_.src_node = node_id_;
+  response_.dst_node = request->src_node;
+  response_.src_qpn = qpn;
+  response_.dst_qpn = request->src_qpn;
+  response_.sequence = request->sequence;
+  response_.remote_addr = 0;
+  response_.remote_token = 0;
+  response_.length = request->length;
+  response_.payload.clear();
+
+  const QpcEntry* qpc = nullptr;
+  if (qpn < icm_.qpc_entries) {
+    auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
+      return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
+                          DmaSource::ContextTable, d);
+    };
+    qpc = qpc_.get(icm_.qpc_addr(qpn), qpn, read, delay);
+  }
+  CqeStatus status;
+  if (!qpc || !qpc->valid || !qpc->connected || qpc->peer_node != request->src_node ||
+      qpc->peer_qpn != request->src_qpn) {
+    status = CqeStatus::RemoteInvalidRequest;  // not a connection of ours
+  } else {
+    QpState& qp = qps_[qpn];
+    const uint32_t ird = std::max<uint32_t>(1, std::min(qpc->ird, config_.qp.max_ird));
+    if (qp.ird != ird) {
+      qp.ird = ird;
+      qp.in_service.resize(ird);
+    }
+    if (qp.error) {
+      status = CqeStatus::RemoteOperation;
+    } else {
+      const QpcEntry context = *qpc;
+      status = serve_read(*request, context, qp, delay);
+      // A remote access error moves both QPs to the error state (SPEC.md 5 Read).
+      if (status != CqeStatus::Success) enter_error(qpn, qp, status, delay);
+    }
+  }
+  if (status != CqeStatus::Success) {
+    ++naks_;
+    response_.kind = PacketKind::Nak;
+    response_.syndrome = status;
+    response_.payload.clear();
+  } else {
+    response_.syndrome = CqeStatus::Success;
+  }
+  send_message(pool_, tx_isock, response_, delay);
+}
+
+void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+  const ContextChange* change = message_of<ContextChange>(gp);
+  if (change && change->kind == ContextKind::Qpc) {
+    qpc_.invalidate(change->index);
+    auto it = qps_.find(change->index);
+    if (it != qps_.end()) it->second.error = false;  // (re)created or connected: a fresh QP
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace rnic

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// The responder engine: serves incoming RDMA read requests. Checks the remote token in the
+// SPEC.md order (through the ProtectionChecker), translates (Mtt), reads the source through
+// the DmaReadEngine with at most IRD reads in service per QP, and returns the data. A failed
+// check NAKs the requester and puts this QP in the error state too.
+#pragma once
+
+#include <unordered_map>
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config.h"
+#include "model/rnic/context_cache.h"
+#include "model/rnic/icm.h"
+#include "model/rnic/messages.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+
+namespace rnic {
+
+class Responder : public sc_core::sc_module {
+ public:
+  TargetSocket<Responder> request_tsock;      // requests from the Port
+  TargetSocket<Responder> ctrl_tsock;         // context changes
+  InitiatorSocket<Responder> check_isock;     // ProtectionChecker
+  InitiatorSocket<Responder> xlate_isock;     // Mtt
+  InitiatorSocket<Responder> read_isock;      // DmaReadEngine
+  InitiatorSocket<Responder> tx_isock;        // Port
+  InitiatorSocket<Responder> qp_event_isock;  // this QP's Requester side
+  InitiatorSocket<Responder> dma_isock;       // QP context reads
+
+  Responder(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+            uint32_t node_id);
+  StatGroup stats;
+
+ private:
+  struct QpState {
+    bool error = false;
+    uint32_t ird = 0;
+    SlotPool in_service{1};
+  };
+
+  void request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Fills response_.payload with the requested bytes; returns the status to answer with.
+  CqeStatus serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
+                       sc_core::sc_time& delay);
+  void enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay);
+
+  RnicConfig config_;
+  IcmLayout icm_;
+  uint32_t node_id_;
+  Clock clock_;
+  PayloadPool pool_;
+  ContextCache<QpcEntry, kQpcEntryBytes> qpc_;
+  std::unordered_map<uint32_t, QpState> qps_;
+  Packet response_;
+  TranslateRequest translate_;
+  Counter& requests_;
+  Counter& bytes_;
+  Counter& naks_;
+  Counter& access_errors_;
+  Counter& ird_stall_ps_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// The RNIC: instantiates its units and binds them; the only place that does. Outside, it has
+// a PCIe face (BAR target, DMA initiator) and a network face (to and from the fabric).
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config.h"
+#include "model/rnic/completion_engine.h"
+#include "model/rnic/dma_read_engine.h"
+#include "model/rnic/dma_write_engine.h"
+#include "model/rnic/doorbells.h"
+#include "model/rnic/icm.h"
+#include "model/rnic/mtt.h"
+#include "model/rnic/pcie_endpoint.h"
+#include "model/rnic/port.h"
+#include "model/rnic/protection_checker.h"
+#include "model/rnic/requester.h"
+#include "model/rnic/responder.h"
+#include "model/rnic/wqe_fetcher.h"
+#include "tlm/stats.h"
+
+namespace rnic {
+
+class Rnic : public sc_core::sc_module {
+ public:
+  tlm::tlm_target_socket<> mmio_tsock;     // BAR 0, from the PCIe link
+  tlm::tlm_initiator_socket<> pcie_isock;  // DMA, to the PCIe link
+  tlm::tlm_initiator_socket<> net_isock;   // packets to the fabric
+  tlm::tlm_target_socket<> net_tsock;      // packets from the fabric
+
+  Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node_id);
+
+  const IcmLayout& icm() const { return icm_; }
+  const RnicConfig& config() const { return config_; }
+  void visit_stats(const StatVisitor& visit) const;
+
+ private:
+  RnicConfig config_;
+  IcmLayout icm_;
+
+ public:  // units, for tests and statistics
+  PcieEndpoint endpoint;
+  Doorbells doorbells;
+  WqeFetcher fetcher;
+  ProtectionChecker protection;
+  Mtt mtt;
+  DmaReadEngine dma_read;
+  DmaWriteEngine dma_write;
+  Requester requester;
+  Responder responder;
+  CompletionEngine completion;
+  Port port;
+};
+
+}  // namespace rnic

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// Work queue entries (send queue, 128 bytes) and completion entries (64 bytes) as they sit in
+// host memory. The driver encodes, the device decodes: plain C++, shared by both.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace rnic {
+
+constexpr uint32_t kMaxSge = 4;  // SGEs that fit in one 128-byte WQE
+
+enum class WqeOpcode : uint8_t {
+  Nop = 0,
+  Read = 1,
+  Write = 2,
+  Send = 3,
+  Bind = 4,
+  FastRegister = 5,
+  Invalidate = 6,
+  SendInvalidate = 7,
+};
+
+struct Sge {
+  uint64_t addr = 0;
+  uint32_t length = 0;
+  uint32_t token = 0;  // local token of the MR holding the buffer
+};
+
+struct Wqe {
+  WqeOpcode opcode = WqeOpcode::Nop;
+  uint8_t nsge = 0;
+  uint16_t flags = 0;        // NDK_OP_FLAG_* of the request
+  uint32_t access = 0;       // Bind / FastRegister: the ALLOW_* rights (NDK op flag values)
+  uint64_t wr_id = 0;        // the request context, returned in the completion
+  uint64_t remote_addr = 0;  // Read/Write: remote VA; Bind: window VA; FastRegister: base VA
+  uint32_t remote_token = 0; // Read/Write: remote token; Bind: MW; Invalidate/FastRegister: target
+  uint32_t aux_token = 0;    // Bind: MR local token; SendInvalidate: token to invalidate
+  uint64_t length = 0;       // Bind / FastRegister length
+  uint64_t page_list = 0;    // FastRegister: physical address of the page array
+  uint32_t page_count = 0;   // FastRegister
+  uint32_t fbo = 0;          // FastRegister: first byte offset
+  std::array<Sge, kMaxSge> sge{};
+
+  uint64_t sgl_length() const {
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < nsge && i < kMaxSge; ++i) total += sge[i].length;
+    return total;
+  }
+  void encode(uint8_t* out) const;  // kWqeBytes
+  static Wqe decode(const uint8_t* in);
+};
+
+// InfiniBand work-completion status codes (ibv_wc_status numbering).
+enum class CqeStatus : uint8_t {
+  Success = 0,
+  LocalLength = 1,
+  LocalQpOperation = 2,
+  LocalProtection = 4,
+  Flush = 5,
+  MwBind = 6,
+  RemoteInvalidRequest = 9,
+  RemoteAccess = 10,
+  RemoteOperation = 11,
+  RetryExceeded = 12,
+  RnrRetryExceeded = 13,
+};
+
+enum class CqeOpcode : uint8_t {
+  Send = 0,
+  Write = 1,
+  Read = 2,
+  Bind = 3,
+  FastRegister = 4,
+  Invalidate = 5,
+  Receive = 6,
+  ReceiveInvalidate = 7,
+};
+
+struct Cqe {
+  CqeStatus status = CqeStatus::Success;
+  CqeOpcode opcode = CqeOpcode::Send;
+  uint8_t owner = 0;  // 1 on even passes over the ring, 2 on odd: tells new entries from old
+  uint32_t byte_count = 0;
+  uint64_t wr_id = 0;
+  uint32_t qpn = 0;
+  uint32_t invalidated_token = 0;
+  uint32_t wqe_index = 0;  // send queue: index of the WQE completed (frees ring slots)
+
+  void encode(uint8_t* out) const;  // kCqeBytes
+  static Cqe decode(const uint8_t* in);
+};
+
+CqeOpcode completion_opcode(WqeOpcode opcode);
+
+}  // namespace rnic

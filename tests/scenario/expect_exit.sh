@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Usage: expect_exit.sh STATUS COMMAND...: passes when COMMAND exits with STATUS and, for a
+# refused file (STATUS 2) or failed expectation (STATUS 1), printed a message on stderr.
+set -u
+want=$1; shift
+err=$(mktemp)
+SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$@" 2>"$err"
+got=$?
+msg=$(cat "$err"); rm -f "$err"
+if [ "$got" != "$want" ]; then
+  echo "expected exit $want, got $got: $*"; echo "$msg"; exit 1
+fi
+if [ "$want" != 0 ] && [ -z "$msg" ]; then
+  echo "exit $got but no message on stderr: $*"; exit 1
+fi
+[ -n "$msg" ] && echo "$msg"
+exit 0

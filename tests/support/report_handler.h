@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+// Any SystemC warning or error fails the running test (as VCML's test handler does).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rnic::test {
+void install_report_handler();
+// Messages of warnings and errors reported since the last call (tests assert it is empty).
+std::vector<std::string> take_reports();
+}  // namespace rnic::test

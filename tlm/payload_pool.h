@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// Payload pooling (tlm_mm_interface) and the two ways units use payloads: a typed message to
+// another unit, or a DMA read/write. No heap allocation per transaction once the pool is warm.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "tlm/extensions.h"
+
+namespace rnic {
+
+class PayloadPool : public tlm::tlm_mm_interface {
+ public:
+  tlm::tlm_generic_payload* acquire() {
+    tlm::tlm_generic_payload* gp;
+    if (free_.empty()) {
+      all_.push_back(std::make_unique<tlm::tlm_generic_payload>(this));
+      gp = all_.back().get();
+    } else {
+      gp = free_.back();
+      free_.pop_back();
+    }
+    gp->acquire();
+    return gp;
+  }
+  void free(tlm::tlm_generic_payload* gp) override {
+    gp->reset();
+    free_.push_back(gp);
+  }
+  size_t allocated() const { return all_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> all_;
+  std::vector<tlm::tlm_generic_payload*> free_;
+};
+
+// A pooled payload held for one scope.
+class ScopedPayload {
+ public:
+  explicit ScopedPayload(PayloadPool& pool) : gp_(pool.acquire()) {}
+  ~ScopedPayload() { gp_->release(); }
+  ScopedPayload(const ScopedPayload&) = delete;
+  ScopedPayload& operator=(const ScopedPayload&) = delete;
+  tlm::tlm_generic_payload& operator*() { return *gp_; }
+  tlm::tlm_generic_payload* operator->() { return gp_; }
+
+ private:
+  tlm::tlm_generic_payload* gp_;
+};
+
+// Sends `message` to the unit behind `socket` (any socket with operator->() to a
+// tlm_fw_transport_if). The message lives in the caller for the duration of the call.
+template <typename T, typename Socket>
+tlm::tlm_response_status send_message(PayloadPool& pool, Socket& socket, T& message,
+                                      sc_core::sc_time& delay) {
+  ScopedPayload gp(pool);
+  MessageExtension<T> ext;
+  ext.message = &message;
+  gp->set_extension(&ext);
+  gp->set_command(tlm::TLM_IGNORE_COMMAND);
+  gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  socket->b_transport(*gp, delay);
+  gp->clear_extension(&ext);
+  return gp->get_response_status();
+}
+
+// One DMA transaction to host memory. Returns false on an error response.
+template <typename Socket>
+bool dma_transfer(PayloadPool& pool, Socket& socket, tlm::tlm_command command, uint64_t address,
+                  uint8_t* data, uint32_t length, DmaSource source, sc_core::sc_time& delay) {
+  ScopedPayload gp(pool);
+  DmaExtension ext;
+  ext.source = source;
+  gp->set_extension(&ext);
+  gp->set_command(command);
+  gp->set_address(address);
+  gp->set_data_ptr(data);
+  gp->set_data_length(length);
+  gp->set_streaming_width(length);
+  gp->set_byte_enable_ptr(nullptr);
+  gp->set_dmi_allowed(false);
+  gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  socket->b_transport(*gp, delay);
+  gp->clear_extension(&ext);
+  return gp->is_response_ok();
+}
+
+}  // namespace rnic

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// Timing helpers. Units move whole transactions and annotate delays (TLM-2.0 loosely timed);
+// shared resources keep the time until which they are busy, so contention decides when work
+// proceeds without a wait() per cycle or per byte.
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+#include <systemc>
+
+namespace rnic {
+
+// A clock domain: converts cycle counts into time.
+class Clock {
+ public:
+  explicit Clock(double mhz) : period_ps_(mhz > 0 ? uint64_t(1e6 / mhz + 0.5) : 1) {}
+  sc_core::sc_time cycles(uint64_t n) const {
+    return sc_core::sc_time(double(n * period_ps_), sc_core::SC_PS);
+  }
+  uint64_t period_ps() const { return period_ps_; }
+
+ private:
+  uint64_t period_ps_;
+};
+
+// Picoseconds as sc_time (the resolution is 1 ps unless a user changes it).
+inline sc_core::sc_time ps(uint64_t n) { return sc_core::sc_time(double(n), sc_core::SC_PS); }
+inline sc_core::sc_time ns(double n) { return sc_core::sc_time(n, sc_core::SC_NS); }
+
+// A serial resource (one direction of a link, a cache port): first come, first served.
+// reserve() books `bytes` starting no earlier than `earliest` and returns when they are done.
+class BandwidthPipe {
+ public:
+  BandwidthPipe() = default;
+  explicit BandwidthPipe(double bytes_per_ns) { set_rate(bytes_per_ns); }
+  void set_rate(double bytes_per_ns) { ps_per_byte_ = bytes_per_ns > 0 ? 1000.0 / bytes_per_ns : 0; }
+
+  sc_core::sc_time duration(uint64_t bytes) const { return ps(uint64_t(bytes * ps_per_byte_ + 0.5)); }
+  sc_core::sc_time reserve(const sc_core::sc_time& earliest, uint64_t bytes) {
+    sc_core::sc_time start = earliest > busy_until_ ? earliest : busy_until_;
+    sc_core::sc_time d = duration(bytes);
+    busy_until_ = start + d;
+    busy_time_ += d;
+    return busy_until_;
+  }
+  const sc_core::sc_time& busy_until() const { return busy_until_; }
+  const sc_core::sc_time& busy_time() const { return busy_time_; }
+
+ private:
+  double ps_per_byte_ = 0;
+  sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time busy_time_ = sc_core::SC_ZERO_TIME;
+};
+
+// A finite pool of identical slots (PCIe read tags, IRD entries): a request takes the slot
+// that frees first and holds it until its completion time.
+class SlotPool {
+ public:
+  explicit SlotPool(uint32_t slots = 1) { resize(slots); }
+  void resize(uint32_t slots) {
+    free_at_ = {};
+    for (uint32_t i = 0; i < (slots ? slots : 1); ++i) free_at_.push(sc_core::SC_ZERO_TIME);
+    size_ = slots ? slots : 1;
+  }
+  // Earliest time >= `earliest` at which a slot is free; the caller must then call release().
+  sc_core::sc_time acquire(const sc_core::sc_time& earliest) {
+    sc_core::sc_time t = free_at_.top();
+    free_at_.pop();
+    return t > earliest ? t : earliest;
+  }
+  void release(const sc_core::sc_time& at) { free_at_.push(at); }
+  uint32_t size() const { return size_; }
+
+ private:
+  std::priority_queue<sc_core::sc_time, std::vector<sc_core::sc_time>,
+                      std::greater<sc_core::sc_time>>
+      free_at_;
+  uint32_t size_ = 1;
+};
+
+}  // namespace rnic
