@@ -24,6 +24,15 @@ uint64_t Buffer::phys(uint64_t offset) const {
   return pages[offset / page_size] + offset % page_size;
 }
 
+std::vector<uint64_t> Buffer::page_array(uint64_t offset, uint64_t length) const {
+  std::vector<uint64_t> out;
+  if (offset >= size || pages.empty()) return out;
+  const uint64_t first = offset / 4096 * 4096;
+  const uint64_t end = length > size - offset ? size : offset + length;
+  for (uint64_t o = first; o < end || o == first; o += 4096) out.push_back(phys(o) / 4096 * 4096);
+  return out;
+}
+
 bool RangeAllocator::allocate(uint32_t count, uint32_t* start) {
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     if (it->second < count) continue;

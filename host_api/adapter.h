@@ -18,6 +18,7 @@
 #include "host_api/ndk.h"
 #include "model/config.h"
 #include "model/rnic/icm.h"
+#include "model/rnic/wqe.h"
 
 namespace rnic {
 class HostCpu;
@@ -26,6 +27,8 @@ class HostCpu;
 namespace rnic::host {
 
 using ndk::NTSTATUS;
+
+struct QpInfo;
 
 using PdHandle = uint32_t;
 using CqHandle = uint32_t;
@@ -41,6 +44,8 @@ struct Buffer {
   std::vector<uint64_t> pages;  // physical address of each page, in VA order
   // Physical address of byte `offset`, or 0 when out of range.
   uint64_t phys(uint64_t offset) const;
+  // 4 KiB page addresses backing [offset, offset + length), for a fast-register page array.
+  std::vector<uint64_t> page_array(uint64_t offset, uint64_t length) const;
 };
 
 enum class BufferFill { Zero, Incrementing, Random, Byte };
@@ -74,6 +79,9 @@ class Adapter {
                       uint32_t mr_flags);
   NTSTATUS DeregisterMr(MrHandle mr);
   NTSTATUS CreateMw(PdHandle pd, MwHandle* out);
+  // Reserves `page_count` translation entries for fast registration; above the adapter's
+  // FRMRPageCount -> STATUS_IMPLEMENTATION_LIMIT.
+  NTSTATUS InitializeFastRegisterMr(MrHandle mr, uint32_t page_count, bool remote_access);
 
   // Tokens: 24-bit MPT index << 8 | 8-bit tag. Zero for an object that has none yet.
   uint32_t GetRemoteTokenFromMr(MrHandle mr);
@@ -89,6 +97,19 @@ class Adapter {
   NTSTATUS NdkRead(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl,
                    uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
                    uint32_t flags);
+
+  NTSTATUS NdkWrite(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl,
+                    uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
+                    uint32_t flags);
+  // `page_array`: 4 KiB-aligned physical addresses; the driver copies it into host memory
+  // for the device to read.
+  NTSTATUS NdkFastRegister(QpHandle qp, uint64_t request_context, MrHandle mr,
+                           uint32_t page_count, const uint64_t* page_array, uint32_t fbo,
+                           uint64_t length, uint64_t base_va, uint32_t flags);
+  // `object`: a fast-register MR or an MW (a normal MR fails on the device).
+  NTSTATUS NdkInvalidate(QpHandle qp, uint64_t request_context, uint32_t object, uint32_t flags);
+  // Every pending request of the QP completes CANCELLED; the QP is in the error state.
+  NTSTATUS NdkFlush(QpHandle qp);
 
   // --- completions ---
   // Non-blocking: copies up to `max` new completions out of the CQ ring.
@@ -108,6 +129,13 @@ class Adapter {
   struct Impl;  // the driver's private state (adapter_impl.h)
 
  private:
+  QpInfo* begin_post(QpHandle qp, NTSTATUS* status);
+  NTSTATUS fail_post(QpHandle qp, NTSTATUS status, const std::string& why);
+  NTSTATUS post(QpHandle qpn, QpInfo& qp, const Wqe& wqe);
+  NTSTATUS post_rdma(WqeOpcode opcode, QpHandle qp, uint64_t request_context,
+                     const ndk::NDK_SGE* sgl, uint32_t nsge, uint64_t remote_address,
+                     uint32_t remote_token, uint32_t flags);
+
   std::unique_ptr<Impl> impl_;
   uint32_t node_id_;
   std::string last_error_;

@@ -28,6 +28,7 @@ struct QpInfo {
   uint32_t sq_producer = 0;  // WQEs written
   uint32_t sq_consumer = 0;  // WQEs known complete
   uint32_t sq_doorbell = 0;  // producer index last rung
+  uint64_t page_lists = 0;   // fast-register page arrays, one slot per send-queue entry
 };
 
 struct MrInfo {
@@ -37,6 +38,9 @@ struct MrInfo {
   uint32_t mr_flags = 0;
   uint32_t mtt_index = 0;
   uint32_t mtt_count = 0;
+  uint8_t tag = 0;              // fast-register MR: the tag the next fast-register advances
+  bool fr_initialized = false;
+  bool fr_remote_access = false;
 };
 
 struct MwInfo {

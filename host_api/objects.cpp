@@ -106,7 +106,10 @@ NTSTATUS Adapter::CreateMr(PdHandle pd, bool fast_register, MrHandle* out) {
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   const MrHandle index = s.next_mpt++;
-  s.mrs[index] = MrInfo{pd, fast_register, false, 0, 0, 0};
+  MrInfo info;
+  info.pd = pd;
+  info.fast_register = fast_register;
+  s.mrs[index] = info;
   MptEntry e;
   e.state = MptState::Free;
   e.kind = fast_register ? MptKind::FastMr : MptKind::Mr;
@@ -213,8 +216,44 @@ NTSTATUS Adapter::CreateMw(PdHandle pd, MwHandle* out) {
   return STATUS_SUCCESS;
 }
 
+NTSTATUS Adapter::InitializeFastRegisterMr(MrHandle mr, uint32_t page_count, bool remote_access) {
+  Impl& s = *impl_;
+  auto it = s.mrs.find(mr);
+  if (it == s.mrs.end() || !it->second.fast_register || it->second.fr_initialized) {
+    last_error_ = "not an uninitialised fast-register MR";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (page_count == 0) {
+    last_error_ = "page count must be positive";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (page_count > s.config.qp.max_fr_pages) {
+    last_error_ = "page count above FRMRPageCount (" + std::to_string(s.config.qp.max_fr_pages) + ")";
+    return STATUS_IMPLEMENTATION_LIMIT;
+  }
+  uint32_t mtt_index = 0;
+  if (!s.mtt.allocate(page_count, &mtt_index)) {
+    last_error_ = "MTT table full";
+    return STATUS_INSUFFICIENT_RESOURCES;
+  }
+  MptEntry e = s.read_mpt(mr);
+  e.mtt_index = mtt_index;
+  e.page_capacity = page_count;
+  e.access = remote_access ? kAccessRemoteAllowed : 0;
+  s.write_mpt(mr, e);
+  s.context_changed(ContextKind::Mpt, mr);
+  it->second.fr_initialized = true;
+  it->second.fr_remote_access = remote_access;
+  it->second.mtt_index = mtt_index;
+  it->second.mtt_count = page_count;
+  return STATUS_SUCCESS;
+}
+
 uint32_t Adapter::GetRemoteTokenFromMr(MrHandle mr) {
-  if (!impl_->mrs.count(mr)) return 0;
+  auto it = impl_->mrs.find(mr);
+  if (it == impl_->mrs.end()) return 0;
+  // A fast-register MR's tag is chosen by the driver when it posts (like a window's).
+  if (it->second.fast_register) return make_token(mr, it->second.tag);
   return make_token(mr, impl_->read_mpt(mr).tag);
 }
 

@@ -56,17 +56,39 @@ void Adapter::Impl::ring_sq(QpHandle qpn, QpInfo& qp) {
   cpu.mmio_write64(bar::kSqDoorbell + uint64_t(qpn) * bar::kRegisterStride, qp.sq_producer);
 }
 
-// Inline checks common to every send-queue verb. On failure, earlier deferred requests are
-// submitted first (SPEC.md 4, DEFER) and the call returns its status with no completion.
-#define RNIC_FAIL_INLINE(status, message) \
-  do {                                    \
-    last_error_ = (message);              \
-    s.ring_sq(qpn, qp);                   \
-    return (status);                      \
-  } while (0)
+// Checks every send-queue verb makes inline (SPEC.md 4). Returns the QP, or null with
+// `status` set; on failure earlier deferred requests are submitted first (DEFER) and the
+// call gets no completion.
+QpInfo* Adapter::begin_post(QpHandle qpn, NTSTATUS* status) {
+  Impl& s = *impl_;
+  auto it = s.qps.find(qpn);
+  if (it == s.qps.end()) {
+    last_error_ = "unknown QP";
+    *status = STATUS_INVALID_PARAMETER;
+    return nullptr;
+  }
+  QpInfo& qp = it->second;
+  if (!qp.qpc.connected) {
+    *status = fail_post(qpn, STATUS_CONNECTION_INVALID, "QP not connected");
+    return nullptr;
+  }
+  if (qp.sq_producer - qp.sq_consumer >= qp.qpc.sq_depth) {
+    *status = fail_post(qpn, STATUS_INSUFFICIENT_RESOURCES, "send queue full");
+    return nullptr;
+  }
+  *status = STATUS_SUCCESS;
+  return &qp;
+}
 
-namespace {
-NTSTATUS post(Adapter::Impl& s, QpHandle qpn, QpInfo& qp, const Wqe& wqe) {
+NTSTATUS Adapter::fail_post(QpHandle qpn, NTSTATUS status, const std::string& why) {
+  last_error_ = why;
+  auto it = impl_->qps.find(qpn);
+  if (it != impl_->qps.end()) impl_->ring_sq(qpn, it->second);
+  return status;
+}
+
+NTSTATUS Adapter::post(QpHandle qpn, QpInfo& qp, const Wqe& wqe) {
+  Impl& s = *impl_;
   uint8_t raw[kWqeBytes];
   wqe.encode(raw);
   const uint64_t slot = qp.qpc.sq_base + uint64_t(qp.sq_producer % qp.qpc.sq_depth) * kWqeBytes;
@@ -75,27 +97,64 @@ NTSTATUS post(Adapter::Impl& s, QpHandle qpn, QpInfo& qp, const Wqe& wqe) {
   if (!(wqe.flags & NDK_OP_FLAG_DEFER)) s.ring_sq(qpn, qp);
   return STATUS_SUCCESS;
 }
-}  // namespace
+
+NTSTATUS Adapter::post_rdma(WqeOpcode opcode, QpHandle qpn, uint64_t request_context,
+                            const NDK_SGE* sgl, uint32_t nsge, uint64_t remote_address,
+                            uint32_t remote_token, uint32_t flags) {
+  NTSTATUS status;
+  QpInfo* qp = begin_post(qpn, &status);
+  if (!qp) return status;
+  const uint32_t max_sge = std::min<uint32_t>(impl_->config.qp.max_sge, kMaxSge);
+  if (nsge > max_sge || (nsge && !sgl))
+    return fail_post(qpn, STATUS_INVALID_PARAMETER,
+                     "SGE count above the adapter limit of " + std::to_string(max_sge));
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < nsge; ++i) total += sgl[i].BufferLength;
+  if (total > impl_->config.qp.max_transfer_bytes)
+    return fail_post(qpn, STATUS_INVALID_PARAMETER, "transfer longer than the adapter limit");
+  Wqe wqe;
+  wqe.opcode = opcode;
+  wqe.flags = uint16_t(flags);
+  wqe.wr_id = request_context;
+  wqe.remote_addr = remote_address;
+  wqe.remote_token = remote_token;
+  wqe.nsge = uint8_t(nsge);
+  for (uint32_t i = 0; i < nsge; ++i) {
+    wqe.sge[i] = Sge{sgl[i].Buffer, sgl[i].BufferLength, sgl[i].MemoryRegionToken};
+  }
+  return post(qpn, *qp, wqe);
+}
+
+NTSTATUS Adapter::NdkRead(QpHandle qp, uint64_t request_context, const NDK_SGE* sgl,
+                          uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
+                          uint32_t flags) {
+  return post_rdma(WqeOpcode::Read, qp, request_context, sgl, nsge, remote_address,
+                   remote_token, flags);
+}
+
+NTSTATUS Adapter::NdkWrite(QpHandle qp, uint64_t request_context, const NDK_SGE* sgl,
+                           uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
+                           uint32_t flags) {
+  return post_rdma(WqeOpcode::Write, qp, request_context, sgl, nsge, remote_address,
+                   remote_token, flags);
+}
 
 NTSTATUS Adapter::NdkBind(QpHandle qpn, uint64_t request_context, MrHandle mr, MwHandle mw,
                           uint64_t virtual_address, uint64_t length, uint32_t flags) {
   Impl& s = *impl_;
-  auto qit = s.qps.find(qpn);
-  if (qit == s.qps.end()) {
-    last_error_ = "unknown QP";
-    return STATUS_INVALID_PARAMETER;
-  }
-  QpInfo& qp = qit->second;
-  if (!qp.qpc.connected) RNIC_FAIL_INLINE(STATUS_CONNECTION_INVALID, "QP not connected");
+  NTSTATUS status;
+  QpInfo* qp = begin_post(qpn, &status);
+  if (!qp) return status;
   auto mrit = s.mrs.find(mr);
   auto mwit = s.mws.find(mw);
   if (mrit == s.mrs.end() || mwit == s.mws.end())
-    RNIC_FAIL_INLINE(STATUS_INVALID_PARAMETER, "unknown MR or MW");
-  if (qp.sq_producer - qp.sq_consumer >= qp.qpc.sq_depth)
-    RNIC_FAIL_INLINE(STATUS_INSUFFICIENT_RESOURCES, "send queue full");
+    return fail_post(qpn, STATUS_INVALID_PARAMETER, "unknown MR or MW");
   // Remote write through a window needs local write on the MR: rejected inline (SPEC.md 5).
-  if ((flags & 0x020) && !(mrit->second.mr_flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE))
-    RNIC_FAIL_INLINE(STATUS_ACCESS_VIOLATION, "remote write on an MR without local write");
+  const bool mr_local_write = mrit->second.fast_register
+                                  ? (s.read_mpt(mr).access & kAccessLocalWrite) != 0
+                                  : (mrit->second.mr_flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE) != 0;
+  if ((flags & 0x020) && !mr_local_write)
+    return fail_post(qpn, STATUS_ACCESS_VIOLATION, "remote write on an MR without local write");
   MwInfo& window = mwit->second;
   window.tag = uint8_t(window.tag + 1);  // the consumer picks the window's next tag
   Wqe wqe;
@@ -105,43 +164,86 @@ NTSTATUS Adapter::NdkBind(QpHandle qpn, uint64_t request_context, MrHandle mr, M
   wqe.wr_id = request_context;
   wqe.remote_addr = virtual_address;
   wqe.remote_token = make_token(mw, window.tag);
-  wqe.aux_token = make_token(mr, s.read_mpt(mr).tag);
+  wqe.aux_token = GetLocalTokenFromMr(mr);
   wqe.length = length;
-  return post(s, qpn, qp, wqe);
+  return post(qpn, *qp, wqe);
 }
 
-NTSTATUS Adapter::NdkRead(QpHandle qpn, uint64_t request_context, const NDK_SGE* sgl,
-                          uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
-                          uint32_t flags) {
+NTSTATUS Adapter::NdkFastRegister(QpHandle qpn, uint64_t request_context, MrHandle mr,
+                                  uint32_t page_count, const uint64_t* page_array, uint32_t fbo,
+                                  uint64_t length, uint64_t base_va, uint32_t flags) {
   Impl& s = *impl_;
-  auto qit = s.qps.find(qpn);
-  if (qit == s.qps.end()) {
+  NTSTATUS status;
+  QpInfo* qp = begin_post(qpn, &status);
+  if (!qp) return status;
+  auto mrit = s.mrs.find(mr);
+  if (mrit == s.mrs.end() || !mrit->second.fast_register || !mrit->second.fr_initialized)
+    return fail_post(qpn, STATUS_INVALID_PARAMETER, "not an initialised fast-register MR");
+  const uint32_t max_pages = s.config.qp.max_fr_pages;
+  if (page_count == 0 || page_count > max_pages || !page_array)
+    return fail_post(qpn, STATUS_INVALID_PARAMETER,
+                     "page count must be 1.." + std::to_string(max_pages));
+  if ((flags & (NDK_OP_FLAG_ALLOW_REMOTE_READ | 0x020)) && !mrit->second.fr_remote_access)
+    return fail_post(qpn, STATUS_ACCESS_VIOLATION,
+                     "remote access on an MR initialised without remote access");
+  // The page array goes into this QP's staging area, one slot per send-queue entry.
+  const uint64_t slot_bytes = uint64_t(max_pages) * 8;
+  if (!qp->page_lists) {
+    qp->page_lists = s.alloc_phys(slot_bytes * qp->qpc.sq_depth, 4096);
+    if (!qp->page_lists)
+      return fail_post(qpn, STATUS_INSUFFICIENT_RESOURCES, "host memory exhausted");
+  }
+  const uint64_t list = qp->page_lists + slot_bytes * (qp->sq_producer % qp->qpc.sq_depth);
+  std::vector<uint8_t> raw(size_t(page_count) * 8);
+  for (uint32_t i = 0; i < page_count; ++i)
+    for (unsigned b = 0; b < 8; ++b) raw[size_t(i) * 8 + b] = uint8_t(page_array[i] >> (8 * b));
+  s.cpu.mem_write(list, raw.data(), raw.size());
+  mrit->second.tag = uint8_t(mrit->second.tag + 1);  // the consumer picks the next tag
+  Wqe wqe;
+  wqe.opcode = WqeOpcode::FastRegister;
+  wqe.flags = uint16_t(flags);
+  wqe.access = flags;
+  wqe.wr_id = request_context;
+  wqe.remote_addr = base_va;
+  wqe.remote_token = make_token(mr, mrit->second.tag);
+  wqe.length = length;
+  wqe.page_list = list;
+  wqe.page_count = page_count;
+  wqe.fbo = fbo;
+  return post(qpn, *qp, wqe);
+}
+
+NTSTATUS Adapter::NdkInvalidate(QpHandle qpn, uint64_t request_context, uint32_t object,
+                                uint32_t flags) {
+  Impl& s = *impl_;
+  NTSTATUS status;
+  QpInfo* qp = begin_post(qpn, &status);
+  if (!qp) return status;
+  uint32_t token = 0;
+  if (s.mrs.count(object)) {
+    token = GetRemoteTokenFromMr(object);
+  } else if (s.mws.count(object)) {
+    token = GetRemoteTokenFromMw(object);
+  } else {
+    return fail_post(qpn, STATUS_INVALID_PARAMETER, "unknown MR or MW");
+  }
+  Wqe wqe;
+  wqe.opcode = WqeOpcode::Invalidate;
+  wqe.flags = uint16_t(flags);
+  wqe.wr_id = request_context;
+  wqe.remote_token = token;
+  return post(qpn, *qp, wqe);
+}
+
+NTSTATUS Adapter::NdkFlush(QpHandle qpn) {
+  auto it = impl_->qps.find(qpn);
+  if (it == impl_->qps.end()) {
     last_error_ = "unknown QP";
     return STATUS_INVALID_PARAMETER;
   }
-  QpInfo& qp = qit->second;
-  if (!qp.qpc.connected) RNIC_FAIL_INLINE(STATUS_CONNECTION_INVALID, "QP not connected");
-  const uint32_t max_sge = std::min<uint32_t>(s.config.qp.max_sge, kMaxSge);
-  if (nsge > max_sge || (nsge && !sgl))
-    RNIC_FAIL_INLINE(STATUS_INVALID_PARAMETER,
-                     "SGE count above the adapter limit of " + std::to_string(max_sge));
-  uint64_t total = 0;
-  for (uint32_t i = 0; i < nsge; ++i) total += sgl[i].BufferLength;
-  if (total > s.config.qp.max_transfer_bytes)
-    RNIC_FAIL_INLINE(STATUS_INVALID_PARAMETER, "transfer longer than the adapter limit");
-  if (qp.sq_producer - qp.sq_consumer >= qp.qpc.sq_depth)
-    RNIC_FAIL_INLINE(STATUS_INSUFFICIENT_RESOURCES, "send queue full");
-  Wqe wqe;
-  wqe.opcode = WqeOpcode::Read;
-  wqe.flags = uint16_t(flags);
-  wqe.wr_id = request_context;
-  wqe.remote_addr = remote_address;
-  wqe.remote_token = remote_token;
-  wqe.nsge = uint8_t(nsge);
-  for (uint32_t i = 0; i < nsge; ++i) {
-    wqe.sge[i] = Sge{sgl[i].Buffer, sgl[i].BufferLength, sgl[i].MemoryRegionToken};
-  }
-  return post(s, qpn, qp, wqe);
+  impl_->ring_sq(qpn, it->second);  // deferred requests are submitted, then flushed
+  impl_->context_changed(ContextKind::QpFlush, qpn);
+  return STATUS_SUCCESS;
 }
 
 size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max) {

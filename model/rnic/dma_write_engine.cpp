@@ -13,7 +13,7 @@ DmaWriteEngine::DmaWriteEngine(sc_core::sc_module_name name)
   write_tsock.register_b_transport(this, &DmaWriteEngine::b_transport);
 }
 
-void DmaWriteEngine::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+void DmaWriteEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   DmaRequest* req = message_of<DmaRequest>(gp);
   if (!req || !req->segments) {
     gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);

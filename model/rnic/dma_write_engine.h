@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Lands incoming data in host memory: one posted write per physical page segment (the link
-// splits them at MPS). Used by the requester for read-response data.
+// splits them at MPS): read-response data at the requester, write data at the responder.
 #pragma once
 
 #include <systemc>
@@ -15,14 +15,14 @@ namespace rnic {
 
 class DmaWriteEngine : public sc_core::sc_module {
  public:
-  TargetSocket<DmaWriteEngine> write_tsock;   // DmaRequest messages
+  SharedTargetSocket<DmaWriteEngine> write_tsock;  // DmaRequest messages
   InitiatorSocket<DmaWriteEngine> dma_isock;  // to the PCIe endpoint
 
   explicit DmaWriteEngine(sc_core::sc_module_name name);
   StatGroup stats;
 
  private:
-  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
   PayloadPool pool_;
   Counter& requests_;

@@ -20,7 +20,8 @@ struct Doorbell {
 };
 
 // Doorbells -> every unit caching a table: the driver changed these entries.
-enum class ContextKind : uint8_t { Mpt = 1, Qpc = 2, Cqc = 3, Mtt = 4 };
+// QpFlush: the driver flushed the QP (Flush): it enters the error state.
+enum class ContextKind : uint8_t { Mpt = 1, Qpc = 2, Cqc = 3, Mtt = 4, QpFlush = 5 };
 struct ContextChange {
   ContextKind kind = ContextKind::Mpt;
   uint32_t index = 0;
@@ -47,7 +48,14 @@ struct Region {
   uint64_t page_base_va = 0;  // region base VA rounded down to its page size
 };
 
-enum class ProtectionOp : uint8_t { LocalAccess, RemoteAccess, Bind };
+enum class ProtectionOp : uint8_t {
+  LocalAccess,
+  RemoteAccess,
+  Bind,
+  FastRegisterCheck,   // MR may be fast-registered with these parameters (region = its MTT)
+  FastRegisterCommit,  // MR becomes VALID with the new tag, range and rights
+  Invalidate,          // MR/MW named by token becomes FREE
+};
 
 // Requester / Responder -> ProtectionChecker.
 struct ProtectionRequest {
@@ -60,8 +68,11 @@ struct ProtectionRequest {
   uint16_t access = 0;  // MptAccess bits the access needs
   // Bind only
   uint32_t mr_token = 0;
-  uint16_t rights = 0;   // MptAccess bits the window grants
+  uint16_t rights = 0;   // MptAccess bits the window (Bind) or region (FastRegister) grants
   uint8_t zero_based = 0;
+  // FastRegister only
+  uint32_t page_count = 0;
+  uint32_t fbo = 0;
   // Results
   CqeStatus status = CqeStatus::Success;
   Region region;
@@ -72,6 +83,16 @@ struct ProtectionRequest {
 struct PhysSegment {
   uint64_t addr = 0;
   uint32_t length = 0;
+};
+
+// Requester -> Mtt: load `count` page addresses from the page array at `page_list` into the
+// MTT entries starting at `mtt_index` (fast-register). Fails on an unaligned page address.
+struct PageListLoad {
+  uint64_t page_list = 0;
+  uint32_t count = 0;
+  uint32_t mtt_index = 0;
+  uint8_t page_shift = 12;
+  bool ok = false;
 };
 
 // Requester / Responder -> Mtt. `segments` keeps its capacity between uses.
@@ -97,7 +118,16 @@ struct CompletionRecord {
 };
 
 // On the wire between two ports.
-enum class PacketKind : uint8_t { ReadRequest = 1, ReadResponse = 2, Nak = 3 };
+enum class PacketKind : uint8_t {
+  ReadRequest = 1,
+  ReadResponse = 2,
+  Nak = 3,
+  WriteRequest = 4,  // carries the data
+  Ack = 5,           // positive acknowledgement of a write
+};
+inline bool is_request(PacketKind kind) {
+  return kind == PacketKind::ReadRequest || kind == PacketKind::WriteRequest;
+}
 struct Packet {
   PacketKind kind = PacketKind::ReadRequest;
   uint32_t src_node = 0;

@@ -77,7 +77,43 @@ bool Mtt::translate(TranslateRequest& req, sc_core::sc_time& delay) {
   return true;
 }
 
+bool Mtt::load_page_list(PageListLoad& req, sc_core::sc_time& delay) {
+  if (req.count == 0 || req.mtt_index >= icm_.mtt_entries ||
+      req.count > icm_.mtt_entries - req.mtt_index)
+    return false;
+  const uint64_t page_mask = (uint64_t(1) << req.page_shift) - 1;
+  // The page array is read in lines of entries_per_fetch, checked, then written to the table.
+  for (uint32_t done = 0; done < req.count;) {
+    const uint32_t n = std::min(config_.entries_per_fetch, req.count - done);
+    const uint32_t bytes = n * kMttEntryBytes;
+    if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND,
+                      req.page_list + uint64_t(done) * kMttEntryBytes, line_.data(), bytes,
+                      DmaSource::MttTable, delay))
+      return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t phys = get_le<uint64_t>(line_.data() + size_t(i) * kMttEntryBytes);
+      if (phys & page_mask) return false;  // page addresses must be page aligned
+    }
+    if (!dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
+                      icm_.mtt_addr(req.mtt_index + done), line_.data(), bytes,
+                      DmaSource::MttTable, delay))
+      return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      cache_.invalidate(req.mtt_index + done + i);
+    }
+    done += n;
+  }
+  delay += clock_.cycles(config_.lookup_cycles);
+  return true;
+}
+
 void Mtt::xlate_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  if (PageListLoad* load = message_of<PageListLoad>(gp)) {
+    load->ok = load_page_list(*load, delay);
+    if (!load->ok) ++faults_;
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
   TranslateRequest* req = message_of<TranslateRequest>(gp);
   if (!req) {
     gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);

@@ -2,6 +2,7 @@
 // Memory translation table: virtual pages of a region -> physical pages. The table lives in
 // host memory (8-byte entries); a set-associative LRU cache (mtt.cache_entries x ways) sits in
 // front, and a miss reads one aligned line of entries (mtt.entries_per_fetch) by DMA.
+// Fast-register loads a page array from host memory into the table (write-through).
 #pragma once
 
 #include <systemc>
@@ -31,6 +32,7 @@ class Mtt : public sc_core::sc_module {
   void xlate_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   bool translate(TranslateRequest& req, sc_core::sc_time& delay);
+  bool load_page_list(PageListLoad& req, sc_core::sc_time& delay);
   bool entry(uint32_t index, uint64_t* phys, sc_core::sc_time& delay);
 
   IcmLayout icm_;

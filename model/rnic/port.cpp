@@ -28,8 +28,9 @@ uint64_t Port::wire_bytes(const Packet& packet, const PortConfig& config) {
   const uint64_t mtu = std::max<uint32_t>(config.mtu_bytes, 256);
   const uint64_t data = packet.payload.size();
   const uint64_t packets = data ? (data + mtu - 1) / mtu : 1;
-  // A read request also carries the RETH (16 B: address, key, length).
-  const uint64_t extension = packet.kind == PacketKind::ReadRequest ? 16 : 0;
+  // Requests also carry the RETH (16 B: address, key, length); an ACK the AETH (4 B).
+  const uint64_t extension =
+      is_request(packet.kind) ? 16 : packet.kind == PacketKind::Ack ? 4 : 0;
   return data + packets * config.header_bytes + extension;
 }
 
@@ -59,7 +60,7 @@ void Port::rx_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
   ++rx_packets_;
   rx_bytes_ += wire_bytes(*packet, config_);
   delay += clock_.cycles(config_.pipeline_cycles);
-  if (packet->kind == PacketKind::ReadRequest) {
+  if (is_request(packet->kind)) {
     request_isock->b_transport(gp, delay);
   } else {
     response_isock->b_transport(gp, delay);

@@ -19,6 +19,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const RnicCon
       checks_(stats.add("checks", "requests", "protection checks and binds")),
       failures_(stats.add("failures", "requests", "checks that failed")),
       binds_(stats.add("binds", "requests", "successful window binds")),
+      invalidates_(stats.add("invalidates", "requests", "successful invalidations")),
       hits_(stats.add("mpt_hits", "lookups", "MPT cache hits")),
       misses_(stats.add("mpt_misses", "lookups", "MPT cache misses (a DMA read each)")) {
   check_tsock.register_b_transport(this, &ProtectionChecker::check_b_transport);
@@ -82,6 +83,38 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
       if (!write_back(index, mw, delay) || !write_back(mr_index, mr, delay))
         return CqeStatus::LocalQpOperation;
       ++binds_;
+      return CqeStatus::Success;
+    }
+    case ProtectionOp::FastRegisterCheck: {
+      const MptEntry* mr = fetch(index, delay);
+      if (!mr) return CqeStatus::LocalProtection;
+      const CqeStatus status = check_fast_register(*mr, req, 4096);
+      if (status == CqeStatus::Success) req.region = Region{mr->mtt_index, 12, 0};
+      return status;
+    }
+    case ProtectionOp::FastRegisterCommit: {
+      MptEntry* mr = fetch(index, delay);
+      if (!mr) return CqeStatus::LocalProtection;
+      apply_fast_register(*mr, req);
+      return write_back(index, *mr, delay) ? CqeStatus::Success : CqeStatus::LocalQpOperation;
+    }
+    case ProtectionOp::Invalidate: {
+      MptEntry* entry = fetch(index, delay);
+      if (!entry) return CqeStatus::LocalProtection;
+      MptEntry object = *entry;
+      const CqeStatus status = apply_invalidate(object, req);
+      if (status != CqeStatus::Success) return status;
+      cache_.insert(index, object);
+      if (!write_back(index, object, delay)) return CqeStatus::LocalQpOperation;
+      if (object.kind == MptKind::Mw) {
+        // The window no longer pins its MR (SPEC.md 5: DeregisterMr / Invalidate of the MR).
+        if (MptEntry* parent = fetch(object.parent_index, delay)) {
+          if (parent->bound_windows > 0) --parent->bound_windows;
+          const MptEntry copy = *parent;
+          write_back(object.parent_index, copy, delay);
+        }
+      }
+      ++invalidates_;
       return CqeStatus::Success;
     }
   }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The MPT unit: keys, windows and regions. Reads MPT entries from the table in host memory
 // through an on-chip cache (mpt.cache_entries, LRU), applies the rules of protection_rules.h,
-// and writes entries back through the cache when a bind changes them.
+// and writes entries back through the cache when a bind, fast-register or invalidate changes
+// them.
 #pragma once
 
 #include <systemc>
@@ -43,6 +44,7 @@ class ProtectionChecker : public sc_core::sc_module {
   Counter& checks_;
   Counter& failures_;
   Counter& binds_;
+  Counter& invalidates_;
   Counter& hits_;
   Counter& misses_;
 };

@@ -91,6 +91,48 @@ CqeStatus apply_bind(uint32_t mw_index, MptEntry& mw, uint32_t mr_index, MptEntr
   return CqeStatus::Success;
 }
 
+CqeStatus check_fast_register(const MptEntry& mr, const ProtectionRequest& req,
+                              uint32_t page_bytes) {
+  if (mr.kind != MptKind::FastMr || mr.state != MptState::Free) return CqeStatus::LocalProtection;
+  if (mr.pd != req.pd) return CqeStatus::LocalProtection;
+  if (req.page_count == 0 || req.page_count > mr.page_capacity) return CqeStatus::LocalProtection;
+  if (req.fbo >= page_bytes || req.va == 0 || req.va % page_bytes != req.fbo)
+    return CqeStatus::LocalProtection;
+  if (req.length > uint64_t(req.page_count) * page_bytes - req.fbo)
+    return CqeStatus::LocalProtection;
+  if ((req.rights & (kAccessRemoteRead | kAccessRemoteWrite)) &&
+      !(mr.access & kAccessRemoteAllowed))
+    return CqeStatus::LocalProtection;
+  if ((req.rights & kAccessRemoteWrite) && !(req.rights & kAccessLocalWrite))
+    return CqeStatus::LocalProtection;
+  return CqeStatus::Success;
+}
+
+void apply_fast_register(MptEntry& mr, const ProtectionRequest& req) {
+  mr.state = MptState::Valid;
+  mr.tag = token_tag(req.token);  // the consumer picked the new tag, as for Bind
+  mr.base_va = req.va;
+  mr.length = req.length;
+  mr.page_shift = 12;
+  // Keep the "initialised with remote access" bit: it belongs to the MR, not this mapping.
+  mr.access = uint16_t((mr.access & kAccessRemoteAllowed) | req.rights);
+  mr.bound_windows = 0;
+}
+
+CqeStatus apply_invalidate(MptEntry& object, const ProtectionRequest& req) {
+  if (object.kind != MptKind::FastMr && object.kind != MptKind::Mw)
+    return CqeStatus::LocalProtection;  // normally registered MRs are never invalidated
+  if (object.tag != token_tag(req.token) || object.state != MptState::Valid)
+    return CqeStatus::LocalProtection;
+  if (object.pd != req.pd) return CqeStatus::LocalProtection;
+  if (object.kind == MptKind::Mw && object.bound_qpn != req.qpn)
+    return CqeStatus::LocalProtection;  // a window is invalidated on the QP it is bound to
+  if (object.kind == MptKind::FastMr && object.bound_windows > 0)
+    return CqeStatus::LocalProtection;
+  object.state = MptState::Free;
+  return CqeStatus::Success;
+}
+
 }  // namespace rnic
 
 namespace rnic {

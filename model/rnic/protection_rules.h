@@ -31,6 +31,19 @@ CqeStatus check_remote_access(const MptEntry& entry, const MptEntry* parent,
 CqeStatus apply_bind(uint32_t mw_index, MptEntry& mw, uint32_t mr_index, MptEntry& mr,
                      ProtectionRequest& req);
 
+// FastRegister checks (SPEC.md 5 FastRegister) on the MR entry; on success req.region is the
+// MR's MTT range (page_shift 12, mtt_index).
+CqeStatus check_fast_register(const MptEntry& mr, const ProtectionRequest& req,
+                              uint32_t page_bytes);
+// Applies a checked FastRegister: VALID, the tag of req.token, base VA, length, rights.
+void apply_fast_register(MptEntry& mr, const ProtectionRequest& req);
+
+// Invalidate checks (SPEC.md 5 Invalidate): only fast-register MRs and windows, current tag,
+// VALID, same PD, a window only on its QP, an MR with bound windows cannot be invalidated.
+// On success the object is
+// FREE; the caller must drop one bound window from a window's parent MR.
+CqeStatus apply_invalidate(MptEntry& object, const ProtectionRequest& req);
+
 }  // namespace rnic
 
 namespace rnic {

@@ -23,6 +23,7 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
       check_isock("check_isock"),
       xlate_isock("xlate_isock"),
       write_isock("write_isock"),
+      read_isock("read_isock"),
       tx_isock("tx_isock"),
       cq_isock("cq_isock"),
       dma_isock("dma_isock"),
@@ -34,6 +35,9 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
       wqes_(stats.add("wqes", "WQEs", "send-queue requests executed")),
       reads_(stats.add("reads", "requests", "RDMA read requests sent")),
       binds_(stats.add("binds", "requests", "bind requests executed")),
+      writes_(stats.add("writes", "requests", "RDMA write requests sent")),
+      fast_registers_(stats.add("fast_registers", "requests", "fast-register requests executed")),
+      invalidates_(stats.add("invalidates", "requests", "invalidate requests executed")),
       read_bytes_(stats.add("read_bytes", "bytes", "read response bytes landed in sinks")),
       completions_(stats.add("completions", "entries", "completions handed to the CQ engine")),
       errors_(stats.add("errors", "requests", "requests that ended with an error status")),
@@ -95,9 +99,20 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   } else if (wqe.opcode == WqeOpcode::Read) {
     const QpcEntry copy = *context;
     execute_read(qpn, qp, copy, sequence, wqe, delay);
+  } else if (wqe.opcode == WqeOpcode::Write) {
+    const QpcEntry copy = *context;
+    execute_write(qpn, qp, copy, sequence, wqe, delay);
   } else if (wqe.opcode == WqeOpcode::Bind) {
     const CqeStatus status = execute_bind(qpn, *context, wqe, delay);
     if (Pending* p = find(qp, sequence)) finish(qp, *p, status);
+  } else if (wqe.opcode == WqeOpcode::FastRegister) {
+    const CqeStatus status = execute_fast_register(qpn, *context, wqe, delay);
+    if (Pending* p = find(qp, sequence)) finish(qp, *p, status);
+  } else if (wqe.opcode == WqeOpcode::Invalidate) {
+    const QpcEntry copy = *context;
+    const CqeStatus status = execute_invalidate(qpn, qp, copy, sequence, wqe, delay);
+    Pending* p = find(qp, sequence);
+    if (p && !p->done) finish(qp, *p, status);
   } else {
     // Not executed by this version of the device: a local QP operation error.
     finish(qp, qp.pending.back(), CqeStatus::LocalQpOperation);
@@ -110,22 +125,15 @@ void Requester::wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time
   ++ord_stalls_;
   wait(delay);
   delay = sc_core::SC_ZERO_TIME;
-  while (qp.reads_outstanding >= limit && !qp.error) wait(*qp.read_done);
+  while (qp.reads_outstanding >= limit && !qp.error) wait(*qp.progress);
 }
 
-void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
-                             uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay) {
-  Pending* p = find(qp, sequence);
-  if (wqe.nsge > config_.qp.max_sge || wqe.nsge > kMaxSge) {
-    finish(qp, *p, CqeStatus::LocalQpOperation);
-    return;
-  }
-  // Sink checks (SPEC.md 5 Read, requester side): VALID local MR of this PD, local write,
-  // inside the MR, and RDMA_READ_SINK unless the adapter does not require it.
-  uint16_t access = kAccessLocalWrite;
-  if (!(config_.adapter_flags & kSinkNotRequired)) access |= kAccessReadSink;
-  uint64_t total = 0;
-  p->sinks = 0;
+CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                               uint16_t access, Pending& p, uint64_t* total,
+                               sc_core::sc_time& delay) {
+  if (wqe.nsge > config_.qp.max_sge || wqe.nsge > kMaxSge) return CqeStatus::LocalQpOperation;
+  *total = 0;
+  p.sinks = 0;
   for (uint32_t i = 0; i < wqe.nsge; ++i) {
     const Sge& sge = wqe.sge[i];
     if (sge.length == 0) continue;
@@ -138,13 +146,27 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
     check.length = sge.length;
     check.access = access;
     send_message(pool_, check_isock, check, delay);
-    p = find(qp, sequence);
-    if (check.status != CqeStatus::Success) {
-      finish(qp, *p, CqeStatus::LocalProtection);
-      return;
-    }
-    p->sink[p->sinks++] = SinkSge{check.region, sge.addr, sge.length};
-    total += sge.length;
+    if (check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+    p.sink[p.sinks++] = SinkSge{check.region, sge.addr, sge.length};
+    *total += sge.length;
+  }
+  if (*total > config_.qp.max_transfer_bytes) return CqeStatus::LocalLength;
+  return CqeStatus::Success;
+}
+
+void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
+                             uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay) {
+  Pending* p = find(qp, sequence);
+  // Sink checks (SPEC.md 5 Read, requester side): VALID local MR of this PD, local write,
+  // inside the MR, and RDMA_READ_SINK unless the adapter does not require it.
+  uint16_t access = kAccessLocalWrite;
+  if (!(config_.adapter_flags & kSinkNotRequired)) access |= kAccessReadSink;
+  uint64_t total = 0;
+  const CqeStatus checked = check_sgl(qpn, context, wqe, access, *p, &total, delay);
+  p = find(qp, sequence);
+  if (checked != CqeStatus::Success) {
+    finish(qp, *p, checked);
+    return;
   }
   const uint32_t ord = std::max<uint32_t>(1, std::min(context.ord, config_.qp.max_ord));
   if (wqe.flags & kReadFence) wait_for_read_slot(qp, 1, delay);
@@ -189,8 +211,115 @@ CqeStatus Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const W
   return bind.status == CqeStatus::Success ? CqeStatus::Success : CqeStatus::MwBind;
 }
 
+void Requester::execute_write(uint32_t qpn, QpState& qp, const QpcEntry& context,
+                              uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay) {
+  Pending* p = find(qp, sequence);
+  uint64_t total = 0;
+  // Source SGEs: local read is always granted, so only key, PD and range are checked.
+  const CqeStatus checked = check_sgl(qpn, context, wqe, 0, *p, &total, delay);
+  if (checked != CqeStatus::Success) {
+    finish(qp, *p, checked);
+    return;
+  }
+  tx_packet_.payload.resize(total);
+  uint64_t offset = 0;
+  for (uint32_t i = 0; i < p->sinks; ++i) {
+    const SinkSge& source = p->sink[i];
+    translate_.region = source.region;
+    translate_.va = source.va;
+    translate_.length = source.length;
+    send_message(pool_, xlate_isock, translate_, delay);
+    DmaRequest read;
+    read.segments = &translate_.segments;
+    read.data = tx_packet_.payload.data() + offset;
+    if (translate_.ok) send_message(pool_, read_isock, read, delay);
+    if (!translate_.ok || !read.ok) {
+      finish(qp, *p, CqeStatus::LocalProtection);
+      return;
+    }
+    offset += source.length;
+  }
+  tx_packet_.kind = PacketKind::WriteRequest;
+  tx_packet_.src_node = node_id_;
+  tx_packet_.dst_node = context.peer_node;
+  tx_packet_.src_qpn = qpn;
+  tx_packet_.dst_qpn = context.peer_qpn;
+  tx_packet_.sequence = sequence;
+  tx_packet_.remote_addr = wqe.remote_addr;
+  tx_packet_.remote_token = wqe.remote_token;
+  tx_packet_.length = uint32_t(total);
+  tx_packet_.syndrome = CqeStatus::Success;
+  p->awaiting_response = true;
+  p->bytes = uint32_t(total);
+  p->sinks = 0;  // nothing to land on the acknowledgement
+  ++writes_;
+  send_message(pool_, tx_isock, tx_packet_, delay);
+}
+
+CqeStatus Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                                           sc_core::sc_time& delay) {
+  ProtectionRequest req;
+  req.op = ProtectionOp::FastRegisterCheck;
+  req.token = wqe.remote_token;
+  req.pd = context.pd;
+  req.qpn = qpn;
+  req.va = wqe.remote_addr;
+  req.length = wqe.length;
+  req.rights = access_from_op_flags(wqe.access);
+  req.page_count = wqe.page_count;
+  req.fbo = wqe.fbo;
+  send_message(pool_, check_isock, req, delay);
+  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+  // The device reads the page array by DMA and writes the translation entries.
+  PageListLoad load;
+  load.page_list = wqe.page_list;
+  load.count = wqe.page_count;
+  load.mtt_index = req.region.mtt_index;
+  load.page_shift = 12;
+  send_message(pool_, xlate_isock, load, delay);
+  if (!load.ok) return CqeStatus::LocalProtection;
+  req.op = ProtectionOp::FastRegisterCommit;
+  send_message(pool_, check_isock, req, delay);
+  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+  ++fast_registers_;
+  return CqeStatus::Success;
+}
+
+CqeStatus Requester::execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntry& context,
+                                        uint64_t sequence, const Wqe& wqe,
+                                        sc_core::sc_time& delay) {
+  wait_for_earlier(qp, sequence, delay);
+  const Pending* p = find(qp, sequence);
+  if (!p || p->done || qp.error) return CqeStatus::Flush;
+  ProtectionRequest req;
+  req.op = ProtectionOp::Invalidate;
+  req.token = wqe.remote_token;
+  req.pd = context.pd;
+  req.qpn = qpn;
+  send_message(pool_, check_isock, req, delay);
+  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+  ++invalidates_;
+  return CqeStatus::Success;
+}
+
+void Requester::wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay) {
+  auto earlier_pending = [&] {
+    for (const Pending& p : qp.pending) {
+      if (p.sequence >= sequence) break;
+      if (!p.done) return true;
+    }
+    return false;
+  };
+  if (!earlier_pending()) return;
+  ++ord_stalls_;
+  wait(delay);
+  delay = sc_core::SC_ZERO_TIME;
+  while (earlier_pending() && !qp.error) wait(*qp.progress);
+}
+
 CqeStatus Requester::land_response(Pending& p, const Packet& packet, sc_core::sc_time& delay) {
   if (packet.kind == PacketKind::Nak) return packet.syndrome;
+  if (packet.kind == PacketKind::Ack) return CqeStatus::Success;  // a write's acknowledgement
   if (packet.payload.size() != p.bytes) return CqeStatus::RemoteOperation;
   uint64_t offset = 0;
   for (uint32_t i = 0; i < p.sinks; ++i) {
@@ -222,8 +351,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   }
   QpState& qp = it->second;
   p->awaiting_response = false;
-  --qp.reads_outstanding;
-  qp.read_done->notify(delay);
+  if (p->opcode == WqeOpcode::Read) --qp.reads_outstanding;
   finish(qp, *p, land_response(*p, *packet, delay));
   retire(packet->dst_qpn, qp, delay);
 }
@@ -234,26 +362,34 @@ void Requester::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   if (!event) return;
   QpState& qp = qps_[event->qpn];
   if (qp.error) return;
-  qp.error = true;
-  // Flush everything not finished yet (the responder side of this QP failed).
-  for (Pending& p : qp.pending) {
-    if (!p.done) {
-      ++flushed_;
-      if (p.awaiting_response) {
-        p.awaiting_response = false;
-        --qp.reads_outstanding;
-      }
-      p.done = true;
-      p.status = CqeStatus::Flush;
-    }
-  }
-  qp.read_done->notify(delay);
+  // The responder side of this QP failed: flush everything not finished yet.
+  flush_all(qp);
   retire(event->qpn, qp, delay);
 }
 
-void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+void Requester::flush_all(QpState& qp) {
+  qp.error = true;
+  for (Pending& p : qp.pending) {
+    if (p.done) continue;
+    ++flushed_;
+    if (p.awaiting_response && p.opcode == WqeOpcode::Read) --qp.reads_outstanding;
+    p.awaiting_response = false;
+    p.done = true;
+    p.status = CqeStatus::Flush;
+  }
+  qp.progress->notify(sc_core::SC_ZERO_TIME);
+}
+
+void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   const ContextChange* change = message_of<ContextChange>(gp);
-  if (change && change->kind == ContextKind::Qpc) {
+  if (change && change->kind == ContextKind::QpFlush) {
+    // Flush(qp): every pending request completes CANCELLED, later ones too (error state).
+    auto it = qps_.find(change->index);
+    if (it == qps_.end()) it = qps_.emplace(change->index, QpState{}).first;
+    flush_all(it->second);
+    sc_core::sc_time d = delay;
+    retire(change->index, it->second, d);
+  } else if (change && change->kind == ContextKind::Qpc) {
     qpc_.invalidate(change->index);
     auto it = qps_.find(change->index);
     // A QP being (re)created starts clean; one being connected has no requests yet.
@@ -268,6 +404,7 @@ void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
 void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
   p.done = true;
   p.status = status;
+  qp.progress->notify(sc_core::SC_ZERO_TIME);
   if (status != CqeStatus::Success && status != CqeStatus::Flush) {
     ++errors_;
     if (!qp.error) {
@@ -280,15 +417,13 @@ void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
 void Requester::flush_after(QpState& qp, uint64_t sequence) {
   for (Pending& later : qp.pending) {
     if (later.sequence <= sequence) continue;
-    if (later.awaiting_response) {
-      later.awaiting_response = false;
-      --qp.reads_outstanding;
-    }
+    if (later.awaiting_response && later.opcode == WqeOpcode::Read) --qp.reads_outstanding;
+    later.awaiting_response = false;
     if (!later.done || later.status == CqeStatus::Success) ++flushed_;
     later.done = true;
     later.status = CqeStatus::Flush;
   }
-  qp.read_done->notify(sc_core::SC_ZERO_TIME);
+  qp.progress->notify(sc_core::SC_ZERO_TIME);
 }
 
 void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The requester engine: executes send-queue WQEs (Read, Bind) in posting order, keeps at most
+// The requester engine: executes send-queue WQEs (Read, Write, Bind, FastRegister,
+// Invalidate) in posting order, keeps at most
 // ORD reads outstanding per QP (more wait, they never fail), honours READ_FENCE, lands read
 // responses in the sink SGEs, and retires requests in posting order, so completions of one
 // send queue arrive in posting order. The first error puts the QP in the error state: every
@@ -34,6 +35,7 @@ class Requester : public sc_core::sc_module {
   InitiatorSocket<Requester> check_isock;   // ProtectionChecker
   InitiatorSocket<Requester> xlate_isock;   // Mtt
   InitiatorSocket<Requester> write_isock;   // DmaWriteEngine
+  InitiatorSocket<Requester> read_isock;    // DmaReadEngine (write source data)
   InitiatorSocket<Requester> tx_isock;      // Port
   InitiatorSocket<Requester> cq_isock;      // CompletionEngine
   InitiatorSocket<Requester> dma_isock;     // QP context reads
@@ -66,7 +68,8 @@ class Requester : public sc_core::sc_module {
     uint64_t next_sequence = 0;
     uint32_t reads_outstanding = 0;
     bool error = false;
-    std::unique_ptr<sc_core::sc_event> read_done = std::make_unique<sc_core::sc_event>();
+    // Notified whenever a request of this QP finishes (ORD slots, fences).
+    std::unique_ptr<sc_core::sc_event> progress = std::make_unique<sc_core::sc_event>();
   };
 
   void work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -78,14 +81,26 @@ class Requester : public sc_core::sc_module {
   Pending* find(QpState& qp, uint64_t sequence);
   void execute_read(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
                     const Wqe& wqe, sc_core::sc_time& delay);
+  void execute_write(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
+                     const Wqe& wqe, sc_core::sc_time& delay);
   CqeStatus execute_bind(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
                          sc_core::sc_time& delay);
+  CqeStatus execute_fast_register(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
+                                  sc_core::sc_time& delay);
+  CqeStatus execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntry& qpc,
+                               uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay);
+  // Local SGE checks; fills p.sink (regions) and returns the total length, or fails.
+  CqeStatus check_sgl(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint16_t access,
+                      Pending& p, uint64_t* total, sc_core::sc_time& delay);
+  void flush_all(QpState& qp);
   CqeStatus land_response(Pending& p, const Packet& packet, sc_core::sc_time& delay);
   // Ends `p` with `status`; an error also flushes every later request of the QP.
   void finish(QpState& qp, Pending& p, CqeStatus status);
   void flush_after(QpState& qp, uint64_t sequence);
   void retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
   void wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay);
+  // Local-invalidate fence: waits until every earlier request of the QP has finished.
+  void wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay);
 
   RnicConfig config_;
   IcmLayout icm_;
@@ -99,6 +114,9 @@ class Requester : public sc_core::sc_module {
   Counter& wqes_;
   Counter& reads_;
   Counter& binds_;
+  Counter& writes_;
+  Counter& fast_registers_;
+  Counter& invalidates_;
   Counter& read_bytes_;
   Counter& completions_;
   Counter& errors_;

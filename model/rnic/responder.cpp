@@ -13,6 +13,7 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       check_isock("check_isock"),
       xlate_isock("xlate_isock"),
       read_isock("read_isock"),
+      write_isock("write_isock"),
       tx_isock("tx_isock"),
       qp_event_isock("qp_event_isock"),
       dma_isock("dma_isock"),
@@ -22,6 +23,8 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       node_id_(node_id),
       clock_(config.timing.clock_mhz),
       requests_(stats.add("read_requests", "requests", "RDMA read requests received")),
+      write_requests_(stats.add("write_requests", "requests", "RDMA write requests received")),
+      write_bytes_(stats.add("write_bytes", "bytes", "bytes landed by RDMA writes")),
       bytes_(stats.add("read_bytes", "bytes", "bytes returned in read responses")),
       naks_(stats.add("naks", "packets", "requests answered with a NAK")),
       access_errors_(stats.add("access_errors", "requests", "remote token or range check failures")),
@@ -38,9 +41,8 @@ void Responder::enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core:
   send_message(pool_, qp_event_isock, event, d);
 }
 
-CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
-                                sc_core::sc_time& delay) {
-  if (request.length == 0) return CqeStatus::Success;  // zero-length: no key checks (SPEC.md 5)
+CqeStatus Responder::check_and_translate(const Packet& request, const QpcEntry& qpc,
+                                         uint16_t access, sc_core::sc_time& delay) {
   if (request.length > config_.qp.max_transfer_bytes) return CqeStatus::RemoteInvalidRequest;
   ProtectionRequest check;
   check.op = ProtectionOp::RemoteAccess;
@@ -49,7 +51,7 @@ CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSt
   check.qpn = request.dst_qpn;
   check.va = request.remote_addr;
   check.length = request.length;
-  check.access = kAccessRemoteRead;
+  check.access = access;
   send_message(pool_, check_isock, check, delay);
   if (check.status != CqeStatus::Success) {
     ++access_errors_;
@@ -59,7 +61,31 @@ CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSt
   translate_.va = check.target_va;
   translate_.length = request.length;
   send_message(pool_, xlate_isock, translate_, delay);
-  if (!translate_.ok) return CqeStatus::RemoteAccess;
+  return translate_.ok ? CqeStatus::Success : CqeStatus::RemoteAccess;
+}
+
+CqeStatus Responder::serve_write(const Packet& request, const QpcEntry& qpc,
+                                 sc_core::sc_time& delay) {
+  ++write_requests_;
+  if (request.length == 0) return CqeStatus::Success;  // zero-length: no key checks
+  if (request.payload.size() != request.length) return CqeStatus::RemoteInvalidRequest;
+  const CqeStatus status = check_and_translate(request, qpc, kAccessRemoteWrite, delay);
+  if (status != CqeStatus::Success) return status;
+  DmaRequest write;
+  write.segments = &translate_.segments;
+  write.data = const_cast<uint8_t*>(request.payload.data());
+  send_message(pool_, write_isock, write, delay);
+  if (!write.ok) return CqeStatus::RemoteOperation;
+  write_bytes_ += request.length;
+  return CqeStatus::Success;
+}
+
+CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
+                                sc_core::sc_time& delay) {
+  ++requests_;
+  if (request.length == 0) return CqeStatus::Success;  // zero-length: no key checks (SPEC.md 5)
+  const CqeStatus status = check_and_translate(request, qpc, kAccessRemoteRead, delay);
+  if (status != CqeStatus::Success) return status;
 
   // IRD: at most `ird` reads of this QP in service; a slot is held until the data is read.
   const sc_core::sc_time now = sc_core::sc_time_stamp();
@@ -81,11 +107,11 @@ CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSt
 void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   const Packet* request = message_of<Packet>(gp);
-  if (!request || request->kind != PacketKind::ReadRequest) return;
-  ++requests_;
+  if (!request || !is_request(request->kind)) return;
+  const bool write = request->kind == PacketKind::WriteRequest;
   delay += clock_.cycles(config_.timing.responder_cycles);
   const uint32_t qpn = request->dst_qpn;
-  response_.kind = PacketKind::ReadResponse;
+  response_.kind = write ? PacketKind::Ack : PacketKind::ReadResponse;
   response_.src_node = node_id_;
   response_.dst_node = request->src_node;
   response_.src_qpn = qpn;
@@ -119,7 +145,8 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
       status = CqeStatus::RemoteOperation;
     } else {
       const QpcEntry context = *qpc;
-      status = serve_read(*request, context, qp, delay);
+      status = write ? serve_write(*request, context, delay)
+                     : serve_read(*request, context, qp, delay);
       // A remote access error moves both QPs to the error state (SPEC.md 5 Read).
       if (status != CqeStatus::Success) enter_error(qpn, qp, status, delay);
     }
@@ -141,6 +168,8 @@ void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     qpc_.invalidate(change->index);
     auto it = qps_.find(change->index);
     if (it != qps_.end()) it->second.error = false;  // (re)created or connected: a fresh QP
+  } else if (change && change->kind == ContextKind::QpFlush) {
+    qps_[change->index].error = true;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The responder engine: serves incoming RDMA read requests. Checks the remote token in the
-// SPEC.md order (through the ProtectionChecker), translates (Mtt), reads the source through
-// the DmaReadEngine with at most IRD reads in service per QP, and returns the data. A failed
-// check NAKs the requester and puts this QP in the error state too.
+// The responder engine: serves incoming RDMA reads and writes. Checks the remote token in the
+// SPEC.md order (through the ProtectionChecker), translates (Mtt), then reads the source
+// through the DmaReadEngine (at most IRD reads in service per QP) or lands write data through
+// the DmaWriteEngine. A failed check NAKs the requester and puts this QP in the error state.
 #pragma once
 
 #include <unordered_map>
@@ -28,6 +28,7 @@ class Responder : public sc_core::sc_module {
   InitiatorSocket<Responder> check_isock;     // ProtectionChecker
   InitiatorSocket<Responder> xlate_isock;     // Mtt
   InitiatorSocket<Responder> read_isock;      // DmaReadEngine
+  InitiatorSocket<Responder> write_isock;     // DmaWriteEngine
   InitiatorSocket<Responder> tx_isock;        // Port
   InitiatorSocket<Responder> qp_event_isock;  // this QP's Requester side
   InitiatorSocket<Responder> dma_isock;       // QP context reads
@@ -48,6 +49,10 @@ class Responder : public sc_core::sc_module {
   // Fills response_.payload with the requested bytes; returns the status to answer with.
   CqeStatus serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
                        sc_core::sc_time& delay);
+  CqeStatus serve_write(const Packet& request, const QpcEntry& qpc, sc_core::sc_time& delay);
+  // Remote key check + translation of [remote_addr, +length) with `access`.
+  CqeStatus check_and_translate(const Packet& request, const QpcEntry& qpc, uint16_t access,
+                                sc_core::sc_time& delay);
   void enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay);
 
   RnicConfig config_;
@@ -60,6 +65,8 @@ class Responder : public sc_core::sc_module {
   Packet response_;
   TranslateRequest translate_;
   Counter& requests_;
+  Counter& write_requests_;
+  Counter& write_bytes_;
   Counter& bytes_;
   Counter& naks_;
   Counter& access_errors_;

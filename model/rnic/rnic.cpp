@@ -53,6 +53,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   requester.check_isock.bind(protection.check_tsock);
   requester.xlate_isock.bind(mtt.xlate_tsock);
   requester.write_isock.bind(dma_write.write_tsock);
+  requester.read_isock.bind(dma_read.read_tsock);
   requester.tx_isock.bind(port.tx_tsock);
   requester.cq_isock.bind(completion.cqe_tsock);
 
@@ -62,6 +63,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   responder.check_isock.bind(protection.check_tsock);
   responder.xlate_isock.bind(mtt.xlate_tsock);
   responder.read_isock.bind(dma_read.read_tsock);
+  responder.write_isock.bind(dma_write.write_tsock);
   responder.tx_isock.bind(port.tx_tsock);
   responder.qp_event_isock.bind(requester.qp_event_tsock);
 }

@@ -2,89 +2,16 @@
 // End-to-end RDMA read through the real units of two nodes: bytes, statuses and counters.
 #include <catch2/catch.hpp>
 
-#include <cstring>
-#include <functional>
 #include <vector>
 
-#include <systemc>
-
-#include "host_api/adapter.h"
-#include "model/platform/system.h"
-#include "support/report_handler.h"
+#include "support/two_nodes.h"
 
 using namespace rnic;
-using namespace rnic::host;
 using namespace rnic::ndk;
-
-namespace {
-
-// Two connected nodes with a source buffer on B (incrementing bytes) and a sink on A.
-struct ReadBench {
-  SystemConfig config;
-  System system{config, {"A", "B"}};
-  Adapter a{system.node(0).cpu, config.rnic, config.host_memory.size_bytes, 0, 1};
-  Adapter b{system.node(1).cpu, config.rnic, config.host_memory.size_bytes, 1, 1};
-  Buffer sink, src;
-  PdHandle pd_a = 0, pd_b = 0;
-  CqHandle cq_a = 0, cq_b = 0;
-  QpHandle qp_a = 0, qp_b = 0;
-  MrHandle mr_a = 0, mr_b = 0;
-  MwHandle mw_b = 0;
-
-  void setup(uint32_t sink_flags = NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_RDMA_READ_SINK) {
-    REQUIRE(a.AllocBuffer(4096, 4096, false, BufferFill::Byte, 0xEE, &sink) == STATUS_SUCCESS);
-    REQUIRE(b.AllocBuffer(65536, 4096, true, BufferFill::Incrementing, 0, &src) == STATUS_SUCCESS);
-    REQUIRE(a.CreatePd(&pd_a) == STATUS_SUCCESS);
-    REQUIRE(b.CreatePd(&pd_b) == STATUS_SUCCESS);
-    REQUIRE(a.CreateCq(64, &cq_a) == STATUS_SUCCESS);
-    REQUIRE(b.CreateCq(64, &cq_b) == STATUS_SUCCESS);
-    REQUIRE(a.CreateQp(pd_a, cq_a, 64, 64, 16, 16, 0xA, &qp_a) == STATUS_SUCCESS);
-    REQUIRE(b.CreateQp(pd_b, cq_b, 64, 64, 16, 16, 0xB, &qp_b) == STATUS_SUCCESS);
-    REQUIRE(Adapter::Connect(a, qp_a, b, qp_b) == STATUS_SUCCESS);
-    REQUIRE(a.CreateMr(pd_a, false, &mr_a) == STATUS_SUCCESS);
-    REQUIRE(a.RegisterMr(mr_a, sink, 0, 4096, sink_flags) == STATUS_SUCCESS);
-    REQUIRE(b.CreateMr(pd_b, false, &mr_b) == STATUS_SUCCESS);
-    REQUIRE(b.RegisterMr(mr_b, src, 0, 65536, NDK_MR_FLAG_ALLOW_LOCAL_WRITE) == STATUS_SUCCESS);
-    REQUIRE(b.CreateMw(pd_b, &mw_b) == STATUS_SUCCESS);
-  }
-
-  NDK_RESULT_EX bind_window(uint64_t offset, uint64_t length, uint32_t flags) {
-    REQUIRE(b.NdkBind(qp_b, 1, mr_b, mw_b, b.ObjectBaseVa(mr_b) + offset, length, flags) ==
-            STATUS_SUCCESS);
-    auto done = b.WaitCq(cq_b, 1, sc_core::sc_time(1, sc_core::SC_MS));
-    REQUIRE(done.size() == 1);
-    return done[0];
-  }
-
-  NDK_RESULT_EX read(uint64_t remote_addr, uint32_t token, uint32_t length, uint64_t context) {
-    NDK_SGE sge{a.ObjectBaseVa(mr_a), length, a.GetLocalTokenFromMr(mr_a)};
-    REQUIRE(a.NdkRead(qp_a, context, &sge, 1, remote_addr, token, 0) == STATUS_SUCCESS);
-    auto done = a.WaitCq(cq_a, 1, sc_core::sc_time(1, sc_core::SC_MS));
-    REQUIRE(done.size() == 1);
-    return done[0];
-  }
-
-  std::vector<uint8_t> sink_bytes(uint32_t length) {
-    std::vector<uint8_t> bytes(length);
-    REQUIRE(a.ReadBuffer(sink, 0, bytes.data(), length));
-    return bytes;
-  }
-
-  // Runs `body` in a SystemC thread (the host CPU) and then stops the simulation.
-  void run(std::function<void()> body) {
-    sc_core::sc_spawn([this, body] {
-      body();
-      sc_core::sc_stop();
-    });
-    sc_core::sc_start();
-    CHECK(test::take_reports().empty());
-  }
-};
-
-}  // namespace
+using rnic::test::TwoNodes;
 
 TEST_CASE("read through a bound window lands the source bytes", "[tlm][read]") {
-  ReadBench t;
+  TwoNodes t;
   t.run([&] {
     t.setup();
     const NDK_RESULT_EX bind = t.bind_window(4096, 8192, NDK_OP_FLAG_ALLOW_REMOTE_READ);
@@ -110,7 +37,7 @@ TEST_CASE("read through a bound window lands the source bytes", "[tlm][read]") {
 }
 
 TEST_CASE("a read with a stale or wrong token fails and copies nothing", "[tlm][read]") {
-  ReadBench t;
+  TwoNodes t;
   t.run([&] {
     t.setup();
     t.bind_window(0, 8192, NDK_OP_FLAG_ALLOW_REMOTE_READ);
@@ -123,7 +50,7 @@ TEST_CASE("a read with a stale or wrong token fails and copies nothing", "[tlm][
 }
 
 TEST_CASE("a read past the window end fails and copies nothing", "[tlm][read]") {
-  ReadBench t;
+  TwoNodes t;
   t.run([&] {
     t.setup();
     t.bind_window(0, 8192, NDK_OP_FLAG_ALLOW_REMOTE_READ);
@@ -135,7 +62,7 @@ TEST_CASE("a read past the window end fails and copies nothing", "[tlm][read]") 
 }
 
 TEST_CASE("a read into a sink without local write fails and copies nothing", "[tlm][read]") {
-  ReadBench t;
+  TwoNodes t;
   t.run([&] {
     t.setup(NDK_MR_FLAG_RDMA_READ_SINK);  // no ALLOW_LOCAL_WRITE
     t.bind_window(0, 8192, NDK_OP_FLAG_ALLOW_REMOTE_READ);
