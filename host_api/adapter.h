@@ -101,6 +101,14 @@ class Adapter {
   NTSTATUS NdkWrite(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl,
                     uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
                     uint32_t flags);
+  NTSTATUS NdkSend(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl, uint32_t nsge,
+                   uint32_t flags);
+  // The receiver invalidates `remote_token` and completes ReceiveAndInvalidate.
+  NTSTATUS NdkSendAndInvalidate(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl,
+                                uint32_t nsge, uint32_t remote_token, uint32_t flags);
+  // Posts a receive (may be posted before Connect).
+  NTSTATUS NdkReceive(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl,
+                      uint32_t nsge);
   // `page_array`: 4 KiB-aligned physical addresses; the driver copies it into host memory
   // for the device to read.
   NTSTATUS NdkFastRegister(QpHandle qp, uint64_t request_context, MrHandle mr,

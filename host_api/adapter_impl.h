@@ -29,6 +29,8 @@ struct QpInfo {
   uint32_t sq_consumer = 0;  // WQEs known complete
   uint32_t sq_doorbell = 0;  // producer index last rung
   uint64_t page_lists = 0;   // fast-register page arrays, one slot per send-queue entry
+  uint32_t rq_producer = 0;  // receives posted (and rung: receives are never deferred)
+  uint32_t rq_consumer = 0;  // receives known complete
 };
 
 struct MrInfo {

@@ -139,6 +139,51 @@ NTSTATUS Adapter::NdkWrite(QpHandle qp, uint64_t request_context, const NDK_SGE*
                    remote_token, flags);
 }
 
+NTSTATUS Adapter::NdkSend(QpHandle qp, uint64_t request_context, const NDK_SGE* sgl,
+                          uint32_t nsge, uint32_t flags) {
+  return post_rdma(WqeOpcode::Send, qp, request_context, sgl, nsge, 0, 0, flags);
+}
+
+NTSTATUS Adapter::NdkSendAndInvalidate(QpHandle qp, uint64_t request_context, const NDK_SGE* sgl,
+                                       uint32_t nsge, uint32_t remote_token, uint32_t flags) {
+  return post_rdma(WqeOpcode::SendInvalidate, qp, request_context, sgl, nsge, 0, remote_token,
+                   flags);
+}
+
+NTSTATUS Adapter::NdkReceive(QpHandle qpn, uint64_t request_context, const NDK_SGE* sgl,
+                             uint32_t nsge) {
+  Impl& s = *impl_;
+  auto it = s.qps.find(qpn);
+  if (it == s.qps.end()) {
+    last_error_ = "unknown QP";
+    return STATUS_INVALID_PARAMETER;
+  }
+  QpInfo& qp = it->second;
+  const uint32_t max_sge = std::min<uint32_t>(s.config.qp.max_sge, kMaxSge);
+  if (nsge > max_sge || (nsge && !sgl)) {
+    last_error_ = "SGE count above the adapter limit of " + std::to_string(max_sge);
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (qp.qpc.rq_depth == 0 || qp.rq_producer - qp.rq_consumer >= qp.qpc.rq_depth) {
+    last_error_ = "receive queue full";
+    return STATUS_INSUFFICIENT_RESOURCES;
+  }
+  Wqe wqe;
+  wqe.opcode = WqeOpcode::Receive;
+  wqe.wr_id = request_context;
+  wqe.nsge = uint8_t(nsge);
+  for (uint32_t i = 0; i < nsge; ++i) {
+    wqe.sge[i] = Sge{sgl[i].Buffer, sgl[i].BufferLength, sgl[i].MemoryRegionToken};
+  }
+  uint8_t raw[kWqeBytes];
+  wqe.encode(raw);
+  s.cpu.mem_write(qp.qpc.rq_base + uint64_t(qp.rq_producer % qp.qpc.rq_depth) * kWqeBytes, raw,
+                  kWqeBytes);
+  ++qp.rq_producer;
+  s.cpu.mmio_write64(bar::kRqDoorbell + uint64_t(qpn) * bar::kRegisterStride, qp.rq_producer);
+  return STATUS_SUCCESS;
+}
+
 NTSTATUS Adapter::NdkBind(QpHandle qpn, uint64_t request_context, MrHandle mr, MwHandle mw,
                           uint64_t virtual_address, uint64_t length, uint32_t flags) {
   Impl& s = *impl_;
@@ -265,11 +310,12 @@ size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max) {
     r.TypeSpecific = cqe.invalidated_token;
     auto qit = s.qps.find(cqe.qpn);
     r.QPContext = qit != s.qps.end() ? qit->second.qp_context : 0;
-    if (qit != s.qps.end() && is_send_queue(cqe.opcode)) {
-      // In-order completion: everything up to this WQE has left the ring.
+    if (qit != s.qps.end()) {
+      // In-order completion: everything up to this WQE has left its ring.
       QpInfo& qp = qit->second;
+      uint32_t& consumer = is_send_queue(cqe.opcode) ? qp.sq_consumer : qp.rq_consumer;
       const uint32_t done = cqe.wqe_index + 1;
-      if (int32_t(done - qp.sq_consumer) > 0) qp.sq_consumer = done;
+      if (int32_t(done - consumer) > 0) consumer = done;
     }
     ++info.consumer;
   }

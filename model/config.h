@@ -52,6 +52,8 @@ struct QpConfig {
   uint32_t max_sge = 4;
   uint32_t max_fr_pages = 256;  // FRMRPageCount
   uint64_t max_transfer_bytes = 1ull << 31;
+  uint32_t rnr_retry_count = 7;   // sends retried this often while the peer has no receive
+  uint32_t rnr_timer_ns = 10000;  // wait before each retry (IB minimum RNR NAK timer 0.01 ms)
 };
 
 struct PortConfig {

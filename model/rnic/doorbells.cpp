@@ -11,12 +11,14 @@ Doorbells::Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing)
       mmio_tsock("mmio_tsock"),
       fetcher_isock("fetcher_isock"),
       completion_isock("completion_isock"),
+      responder_isock("responder_isock"),
       ctrl_isock("ctrl_isock"),
       stats(std::string(this->name())),
       clock_(timing.clock_mhz),
       timing_(timing),
       sq_doorbells_(stats.add("sq_doorbells", "writes", "send-queue doorbells")),
       cq_doorbells_(stats.add("cq_doorbells", "writes", "CQ consumer-index updates")),
+      rq_doorbells_(stats.add("rq_doorbells", "writes", "receive-queue doorbells")),
       context_changes_(stats.add("context_changes", "writes", "table change notices")),
       unmapped_writes_(stats.add("unmapped_writes", "writes", "writes to no register")) {
   mmio_tsock.register_b_transport(this, &Doorbells::b_transport);
@@ -38,6 +40,10 @@ void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     ++sq_doorbells_;
     Doorbell db{Doorbell::Kind::SendQueue, number, uint32_t(value)};
     send_message(pool_, fetcher_isock, db, delay);
+  } else if (window == bar::kRqDoorbell) {
+    ++rq_doorbells_;
+    Doorbell db{Doorbell::Kind::ReceiveQueue, number, uint32_t(value)};
+    send_message(pool_, responder_isock, db, delay);
   } else if (window == bar::kCqDoorbell) {
     ++cq_doorbells_;
     Doorbell db{Doorbell::Kind::CqConsumer, number, uint32_t(value)};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// BAR decoder: turns MMIO writes into doorbells (send queue -> WqeFetcher, CQ consumer index
-// -> CompletionEngine) and context-change notices (broadcast to every unit caching a table).
+// BAR decoder: turns MMIO writes into doorbells (send queue -> WqeFetcher, receive queue ->
+// Responder, CQ consumer index -> CompletionEngine) and context-change notices (broadcast to every unit caching a table).
 #pragma once
 
 #include <systemc>
@@ -20,6 +20,7 @@ class Doorbells : public sc_core::sc_module {
   TargetSocket<Doorbells> mmio_tsock;          // BAR 0 writes from the host
   InitiatorSocket<Doorbells> fetcher_isock;    // send-queue doorbells
   InitiatorSocket<Doorbells> completion_isock; // CQ consumer index updates
+  InitiatorSocket<Doorbells> responder_isock;  // receive-queue doorbells
   BroadcastSocket<Doorbells> ctrl_isock;       // context changes, to every caching unit
 
   Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing);
@@ -33,6 +34,7 @@ class Doorbells : public sc_core::sc_module {
   PayloadPool pool_;
   Counter& sq_doorbells_;
   Counter& cq_doorbells_;
+  Counter& rq_doorbells_;
   Counter& context_changes_;
   Counter& unmapped_writes_;
 };

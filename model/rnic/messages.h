@@ -123,10 +123,13 @@ enum class PacketKind : uint8_t {
   ReadResponse = 2,
   Nak = 3,
   WriteRequest = 4,  // carries the data
-  Ack = 5,           // positive acknowledgement of a write
+  Ack = 5,           // positive acknowledgement of a write or send
+  SendRequest = 6,   // carries the data; remote_token != 0 with `invalidate`: SendAndInvalidate
+  RnrNak = 7,        // receiver not ready: no receive posted, retry later
 };
 inline bool is_request(PacketKind kind) {
-  return kind == PacketKind::ReadRequest || kind == PacketKind::WriteRequest;
+  return kind == PacketKind::ReadRequest || kind == PacketKind::WriteRequest ||
+         kind == PacketKind::SendRequest;
 }
 struct Packet {
   PacketKind kind = PacketKind::ReadRequest;
@@ -139,6 +142,7 @@ struct Packet {
   uint32_t remote_token = 0;
   uint32_t length = 0;    // requested / carried bytes
   CqeStatus syndrome = CqeStatus::Success;  // Nak: why
+  bool invalidate = false;  // SendRequest: invalidate remote_token at the receiver
   std::vector<uint8_t> payload;
 };
 

@@ -9,8 +9,6 @@ namespace rnic {
 
 namespace {
 constexpr uint16_t kSilentSuccess = 0x001;  // NDK_OP_FLAG_SILENT_SUCCESS
-constexpr uint16_t kReadFence = 0x002;      // NDK_OP_FLAG_READ_FENCE
-constexpr uint32_t kSinkNotRequired = 0x2;  // NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED
 }  // namespace
 
 Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
@@ -35,6 +33,8 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
       wqes_(stats.add("wqes", "WQEs", "send-queue requests executed")),
       reads_(stats.add("reads", "requests", "RDMA read requests sent")),
       binds_(stats.add("binds", "requests", "bind requests executed")),
+      sends_(stats.add("sends", "requests", "sends transmitted (first attempts)")),
+      rnr_retries_(stats.add("rnr_retries", "packets", "sends retransmitted after an RNR NAK")),
       writes_(stats.add("writes", "requests", "RDMA write requests sent")),
       fast_registers_(stats.add("fast_registers", "requests", "fast-register requests executed")),
       invalidates_(stats.add("invalidates", "requests", "invalidate requests executed")),
@@ -48,6 +48,30 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
   response_tsock.register_b_transport(this, &Requester::response_b_transport);
   qp_event_tsock.register_b_transport(this, &Requester::qp_event_b_transport);
   ctrl_tsock.register_b_transport(this, &Requester::ctrl_b_transport);
+  SC_HAS_PROCESS(Requester);
+  SC_THREAD(retry_thread);
+}
+
+void Requester::retry_thread() {
+  for (;;) {
+    if (retries_.empty()) {
+      wait(retry_event_);
+      continue;
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (retries_.front().at > now) {
+      wait(retries_.front().at - now, retry_event_);
+      continue;
+    }
+    const RetryAt retry = retries_.front();
+    retries_.pop_front();
+    auto it = qps_.find(retry.qpn);
+    Pending* p = it != qps_.end() ? find(it->second, retry.sequence) : nullptr;
+    if (!p || p->done || !p->awaiting_response) continue;  // flushed meanwhile
+    ++rnr_retries_;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    send_message(pool_, tx_isock, p->retry, delay);
+  }
 }
 
 const QpcEntry* Requester::qpc(uint32_t qpn, sc_core::sc_time& delay) {
@@ -99,9 +123,10 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   } else if (wqe.opcode == WqeOpcode::Read) {
     const QpcEntry copy = *context;
     execute_read(qpn, qp, copy, sequence, wqe, delay);
-  } else if (wqe.opcode == WqeOpcode::Write) {
+  } else if (wqe.opcode == WqeOpcode::Write || wqe.opcode == WqeOpcode::Send ||
+             wqe.opcode == WqeOpcode::SendInvalidate) {
     const QpcEntry copy = *context;
-    execute_write(qpn, qp, copy, sequence, wqe, delay);
+    execute_outbound(qpn, qp, copy, sequence, wqe, delay);
   } else if (wqe.opcode == WqeOpcode::Bind) {
     const CqeStatus status = execute_bind(qpn, *context, wqe, delay);
     if (Pending* p = find(qp, sequence)) finish(qp, *p, status);
@@ -126,195 +151,6 @@ void Requester::wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time
   wait(delay);
   delay = sc_core::SC_ZERO_TIME;
   while (qp.reads_outstanding >= limit && !qp.error) wait(*qp.progress);
-}
-
-CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
-                               uint16_t access, Pending& p, uint64_t* total,
-                               sc_core::sc_time& delay) {
-  if (wqe.nsge > config_.qp.max_sge || wqe.nsge > kMaxSge) return CqeStatus::LocalQpOperation;
-  *total = 0;
-  p.sinks = 0;
-  for (uint32_t i = 0; i < wqe.nsge; ++i) {
-    const Sge& sge = wqe.sge[i];
-    if (sge.length == 0) continue;
-    ProtectionRequest check;
-    check.op = ProtectionOp::LocalAccess;
-    check.token = sge.token;
-    check.pd = context.pd;
-    check.qpn = qpn;
-    check.va = sge.addr;
-    check.length = sge.length;
-    check.access = access;
-    send_message(pool_, check_isock, check, delay);
-    if (check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
-    p.sink[p.sinks++] = SinkSge{check.region, sge.addr, sge.length};
-    *total += sge.length;
-  }
-  if (*total > config_.qp.max_transfer_bytes) return CqeStatus::LocalLength;
-  return CqeStatus::Success;
-}
-
-void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
-                             uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay) {
-  Pending* p = find(qp, sequence);
-  // Sink checks (SPEC.md 5 Read, requester side): VALID local MR of this PD, local write,
-  // inside the MR, and RDMA_READ_SINK unless the adapter does not require it.
-  uint16_t access = kAccessLocalWrite;
-  if (!(config_.adapter_flags & kSinkNotRequired)) access |= kAccessReadSink;
-  uint64_t total = 0;
-  const CqeStatus checked = check_sgl(qpn, context, wqe, access, *p, &total, delay);
-  p = find(qp, sequence);
-  if (checked != CqeStatus::Success) {
-    finish(qp, *p, checked);
-    return;
-  }
-  const uint32_t ord = std::max<uint32_t>(1, std::min(context.ord, config_.qp.max_ord));
-  if (wqe.flags & kReadFence) wait_for_read_slot(qp, 1, delay);
-  wait_for_read_slot(qp, ord, delay);
-  p = find(qp, sequence);
-  if (!p || p->done) return;  // flushed while it waited
-  if (qp.error) {
-    finish(qp, *p, CqeStatus::Flush);
-    return;
-  }
-  tx_packet_.kind = PacketKind::ReadRequest;
-  tx_packet_.src_node = node_id_;
-  tx_packet_.dst_node = context.peer_node;
-  tx_packet_.src_qpn = qpn;
-  tx_packet_.dst_qpn = context.peer_qpn;
-  tx_packet_.sequence = sequence;
-  tx_packet_.remote_addr = wqe.remote_addr;
-  tx_packet_.remote_token = wqe.remote_token;
-  tx_packet_.length = uint32_t(total);
-  tx_packet_.syndrome = CqeStatus::Success;
-  tx_packet_.payload.clear();
-  p->awaiting_response = true;
-  p->bytes = uint32_t(total);
-  ++qp.reads_outstanding;
-  ++reads_;
-  send_message(pool_, tx_isock, tx_packet_, delay);
-}
-
-CqeStatus Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
-                                  sc_core::sc_time& delay) {
-  ProtectionRequest bind;
-  bind.op = ProtectionOp::Bind;
-  bind.token = wqe.remote_token;
-  bind.mr_token = wqe.aux_token;
-  bind.pd = context.pd;
-  bind.qpn = qpn;
-  bind.va = wqe.remote_addr;
-  bind.length = wqe.length;
-  bind.rights = access_from_op_flags(wqe.access) & (kAccessRemoteRead | kAccessRemoteWrite);
-  send_message(pool_, check_isock, bind, delay);
-  if (bind.status == CqeStatus::Success) ++binds_;
-  return bind.status == CqeStatus::Success ? CqeStatus::Success : CqeStatus::MwBind;
-}
-
-void Requester::execute_write(uint32_t qpn, QpState& qp, const QpcEntry& context,
-                              uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay) {
-  Pending* p = find(qp, sequence);
-  uint64_t total = 0;
-  // Source SGEs: local read is always granted, so only key, PD and range are checked.
-  const CqeStatus checked = check_sgl(qpn, context, wqe, 0, *p, &total, delay);
-  if (checked != CqeStatus::Success) {
-    finish(qp, *p, checked);
-    return;
-  }
-  tx_packet_.payload.resize(total);
-  uint64_t offset = 0;
-  for (uint32_t i = 0; i < p->sinks; ++i) {
-    const SinkSge& source = p->sink[i];
-    translate_.region = source.region;
-    translate_.va = source.va;
-    translate_.length = source.length;
-    send_message(pool_, xlate_isock, translate_, delay);
-    DmaRequest read;
-    read.segments = &translate_.segments;
-    read.data = tx_packet_.payload.data() + offset;
-    if (translate_.ok) send_message(pool_, read_isock, read, delay);
-    if (!translate_.ok || !read.ok) {
-      finish(qp, *p, CqeStatus::LocalProtection);
-      return;
-    }
-    offset += source.length;
-  }
-  tx_packet_.kind = PacketKind::WriteRequest;
-  tx_packet_.src_node = node_id_;
-  tx_packet_.dst_node = context.peer_node;
-  tx_packet_.src_qpn = qpn;
-  tx_packet_.dst_qpn = context.peer_qpn;
-  tx_packet_.sequence = sequence;
-  tx_packet_.remote_addr = wqe.remote_addr;
-  tx_packet_.remote_token = wqe.remote_token;
-  tx_packet_.length = uint32_t(total);
-  tx_packet_.syndrome = CqeStatus::Success;
-  p->awaiting_response = true;
-  p->bytes = uint32_t(total);
-  p->sinks = 0;  // nothing to land on the acknowledgement
-  ++writes_;
-  send_message(pool_, tx_isock, tx_packet_, delay);
-}
-
-CqeStatus Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
-                                           sc_core::sc_time& delay) {
-  ProtectionRequest req;
-  req.op = ProtectionOp::FastRegisterCheck;
-  req.token = wqe.remote_token;
-  req.pd = context.pd;
-  req.qpn = qpn;
-  req.va = wqe.remote_addr;
-  req.length = wqe.length;
-  req.rights = access_from_op_flags(wqe.access);
-  req.page_count = wqe.page_count;
-  req.fbo = wqe.fbo;
-  send_message(pool_, check_isock, req, delay);
-  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
-  // The device reads the page array by DMA and writes the translation entries.
-  PageListLoad load;
-  load.page_list = wqe.page_list;
-  load.count = wqe.page_count;
-  load.mtt_index = req.region.mtt_index;
-  load.page_shift = 12;
-  send_message(pool_, xlate_isock, load, delay);
-  if (!load.ok) return CqeStatus::LocalProtection;
-  req.op = ProtectionOp::FastRegisterCommit;
-  send_message(pool_, check_isock, req, delay);
-  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
-  ++fast_registers_;
-  return CqeStatus::Success;
-}
-
-CqeStatus Requester::execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntry& context,
-                                        uint64_t sequence, const Wqe& wqe,
-                                        sc_core::sc_time& delay) {
-  wait_for_earlier(qp, sequence, delay);
-  const Pending* p = find(qp, sequence);
-  if (!p || p->done || qp.error) return CqeStatus::Flush;
-  ProtectionRequest req;
-  req.op = ProtectionOp::Invalidate;
-  req.token = wqe.remote_token;
-  req.pd = context.pd;
-  req.qpn = qpn;
-  send_message(pool_, check_isock, req, delay);
-  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
-  ++invalidates_;
-  return CqeStatus::Success;
-}
-
-void Requester::wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay) {
-  auto earlier_pending = [&] {
-    for (const Pending& p : qp.pending) {
-      if (p.sequence >= sequence) break;
-      if (!p.done) return true;
-    }
-    return false;
-  };
-  if (!earlier_pending()) return;
-  ++ord_stalls_;
-  wait(delay);
-  delay = sc_core::SC_ZERO_TIME;
-  while (earlier_pending() && !qp.error) wait(*qp.progress);
 }
 
 CqeStatus Requester::land_response(Pending& p, const Packet& packet, sc_core::sc_time& delay) {
@@ -350,6 +186,21 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
     return;
   }
   QpState& qp = it->second;
+  if (packet->kind == PacketKind::RnrNak) {
+    if (p->rnr_retries < config_.qp.rnr_retry_count) {
+      // Receiver not ready: send again after the RNR timer (IB 9.7.5.2.8).
+      ++p->rnr_retries;
+      const sc_core::sc_time timer(double(config_.qp.rnr_timer_ns), sc_core::SC_NS);
+      retries_.push_back({sc_core::sc_time_stamp() + delay + timer, packet->dst_qpn,
+                          packet->sequence});
+      retry_event_.notify(sc_core::SC_ZERO_TIME);
+      return;
+    }
+    p->awaiting_response = false;
+    finish(qp, *p, CqeStatus::RnrRetryExceeded);
+    retire(packet->dst_qpn, qp, delay);
+    return;
+  }
   p->awaiting_response = false;
   if (p->opcode == WqeOpcode::Read) --qp.reads_outstanding;
   finish(qp, *p, land_response(*p, *packet, delay));
@@ -429,7 +280,7 @@ void Requester::flush_after(QpState& qp, uint64_t sequence) {
 void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
   const QpcEntry* context = qpc(qpn, delay);
   while (!qp.pending.empty() && qp.pending.front().done) {
-    const Pending p = qp.pending.front();
+    const Pending p = std::move(qp.pending.front());
     qp.pending.pop_front();
     if (p.status == CqeStatus::Success && (p.flags & kSilentSuccess)) continue;
     if (!context) continue;  // no QP context: nowhere to complete (counted as an error)

@@ -62,6 +62,13 @@ class Requester : public sc_core::sc_module {
     uint32_t bytes = 0;
     uint8_t sinks = 0;
     std::array<SinkSge, kMaxSge> sink{};
+    uint32_t rnr_retries = 0;
+    Packet retry;  // Send: the packet to retransmit after an RNR NAK
+  };
+  struct RetryAt {
+    sc_core::sc_time at;
+    uint32_t qpn;
+    uint64_t sequence;
   };
   struct QpState {
     std::deque<Pending> pending;  // posting order; deque keeps references stable on push
@@ -81,8 +88,9 @@ class Requester : public sc_core::sc_module {
   Pending* find(QpState& qp, uint64_t sequence);
   void execute_read(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
                     const Wqe& wqe, sc_core::sc_time& delay);
-  void execute_write(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
-                     const Wqe& wqe, sc_core::sc_time& delay);
+  // Write, Send, SendAndInvalidate: reads the source SGEs and transmits the data.
+  void execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
+                        const Wqe& wqe, sc_core::sc_time& delay);
   CqeStatus execute_bind(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
                          sc_core::sc_time& delay);
   CqeStatus execute_fast_register(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
@@ -98,6 +106,7 @@ class Requester : public sc_core::sc_module {
   void finish(QpState& qp, Pending& p, CqeStatus status);
   void flush_after(QpState& qp, uint64_t sequence);
   void retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
+  void retry_thread();
   void wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay);
   // Local-invalidate fence: waits until every earlier request of the QP has finished.
   void wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay);
@@ -110,10 +119,14 @@ class Requester : public sc_core::sc_module {
   ContextCache<QpcEntry, kQpcEntryBytes> qpc_;
   std::unordered_map<uint32_t, QpState> qps_;
   Packet tx_packet_;
+  std::deque<RetryAt> retries_;  // in time order: every retry waits the same RNR timer
+  sc_core::sc_event retry_event_;
   TranslateRequest translate_;
   Counter& wqes_;
   Counter& reads_;
   Counter& binds_;
+  Counter& sends_;
+  Counter& rnr_retries_;
   Counter& writes_;
   Counter& fast_registers_;
   Counter& invalidates_;

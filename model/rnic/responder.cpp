@@ -10,12 +10,14 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
     : sc_module(name),
       request_tsock("request_tsock"),
       ctrl_tsock("ctrl_tsock"),
+      doorbell_tsock("doorbell_tsock"),
       check_isock("check_isock"),
       xlate_isock("xlate_isock"),
       read_isock("read_isock"),
       write_isock("write_isock"),
       tx_isock("tx_isock"),
       qp_event_isock("qp_event_isock"),
+      cq_isock("cq_isock"),
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       config_(config),
@@ -24,6 +26,9 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       clock_(config.timing.clock_mhz),
       requests_(stats.add("read_requests", "requests", "RDMA read requests received")),
       write_requests_(stats.add("write_requests", "requests", "RDMA write requests received")),
+      send_requests_(stats.add("send_requests", "requests", "sends received")),
+      receives_(stats.add("receives", "entries", "receive entries consumed or flushed")),
+      rnr_naks_(stats.add("rnr_naks", "packets", "sends refused: no receive posted")),
       write_bytes_(stats.add("write_bytes", "bytes", "bytes landed by RDMA writes")),
       bytes_(stats.add("read_bytes", "bytes", "bytes returned in read responses")),
       naks_(stats.add("naks", "packets", "requests answered with a NAK")),
@@ -31,11 +36,22 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       ird_stall_ps_(stats.add("ird_stall_ps", "ps", "time reads waited for an IRD slot")) {
   request_tsock.register_b_transport(this, &Responder::request_b_transport);
   ctrl_tsock.register_b_transport(this, &Responder::ctrl_b_transport);
+  doorbell_tsock.register_b_transport(this, &Responder::doorbell_b_transport);
+}
+
+const QpcEntry* Responder::qpc(uint32_t qpn, sc_core::sc_time& delay) {
+  if (qpn >= icm_.qpc_entries) return nullptr;
+  auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
+    return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
+                        DmaSource::ContextTable, d);
+  };
+  return qpc_.get(icm_.qpc_addr(qpn), qpn, read, delay);
 }
 
 void Responder::enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay) {
   if (qp.error) return;
   qp.error = true;
+  flush_receives(qpn, qp, delay);
   QpErrorEvent event{qpn, cause};
   sc_core::sc_time d = delay;
   send_message(pool_, qp_event_isock, event, d);
@@ -109,9 +125,10 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   const Packet* request = message_of<Packet>(gp);
   if (!request || !is_request(request->kind)) return;
   const bool write = request->kind == PacketKind::WriteRequest;
+  const bool send = request->kind == PacketKind::SendRequest;
   delay += clock_.cycles(config_.timing.responder_cycles);
   const uint32_t qpn = request->dst_qpn;
-  response_.kind = write ? PacketKind::Ack : PacketKind::ReadResponse;
+  response_.kind = write || send ? PacketKind::Ack : PacketKind::ReadResponse;
   response_.src_node = node_id_;
   response_.dst_node = request->src_node;
   response_.src_qpn = qpn;
@@ -122,15 +139,9 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   response_.length = request->length;
   response_.payload.clear();
 
-  const QpcEntry* qpc = nullptr;
-  if (qpn < icm_.qpc_entries) {
-    auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
-      return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
-                          DmaSource::ContextTable, d);
-    };
-    qpc = qpc_.get(icm_.qpc_addr(qpn), qpn, read, delay);
-  }
+  const QpcEntry* qpc = this->qpc(qpn, delay);
   CqeStatus status;
+  bool rnr = false;
   if (!qpc || !qpc->valid || !qpc->connected || qpc->peer_node != request->src_node ||
       qpc->peer_qpn != request->src_qpn) {
     status = CqeStatus::RemoteInvalidRequest;  // not a connection of ours
@@ -145,13 +156,17 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
       status = CqeStatus::RemoteOperation;
     } else {
       const QpcEntry context = *qpc;
-      status = write ? serve_write(*request, context, delay)
-                     : serve_read(*request, context, qp, delay);
+      status = send    ? serve_send(*request, context, qp, &rnr, delay)
+               : write ? serve_write(*request, context, delay)
+                       : serve_read(*request, context, qp, delay);
       // A remote access error moves both QPs to the error state (SPEC.md 5 Read).
       if (status != CqeStatus::Success) enter_error(qpn, qp, status, delay);
     }
   }
-  if (status != CqeStatus::Success) {
+  if (rnr) {
+    response_.kind = PacketKind::RnrNak;
+    response_.payload.clear();
+  } else if (status != CqeStatus::Success) {
     ++naks_;
     response_.kind = PacketKind::Nak;
     response_.syndrome = status;
@@ -162,14 +177,19 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   send_message(pool_, tx_isock, response_, delay);
 }
 
-void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   const ContextChange* change = message_of<ContextChange>(gp);
   if (change && change->kind == ContextKind::Qpc) {
     qpc_.invalidate(change->index);
     auto it = qps_.find(change->index);
-    if (it != qps_.end()) it->second.error = false;  // (re)created or connected: a fresh QP
+    // (Re)created or connected: a fresh QP. A QP being created has an empty receive queue;
+    // receives posted before Connect stay.
+    if (it != qps_.end()) it->second.error = false;
   } else if (change && change->kind == ContextKind::QpFlush) {
-    qps_[change->index].error = true;
+    QpState& qp = qps_[change->index];
+    qp.error = true;
+    sc_core::sc_time d = delay;
+    flush_receives(change->index, qp, d);
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The responder engine: serves incoming RDMA reads and writes. Checks the remote token in the
-// SPEC.md order (through the ProtectionChecker), translates (Mtt), then reads the source
-// through the DmaReadEngine (at most IRD reads in service per QP) or lands write data through
-// the DmaWriteEngine. A failed check NAKs the requester and puts this QP in the error state.
+// The responder engine: serves incoming RDMA reads, writes and sends. Checks the remote token
+// in the SPEC.md order (through the ProtectionChecker), translates (Mtt), then reads the
+// source through the DmaReadEngine (at most IRD reads in service per QP) or lands data
+// through the DmaWriteEngine. Sends consume the receive queue (fetched by DMA) and complete
+// there; with no receive posted the requester gets an RNR NAK. A failed check NAKs the
+// requester and puts this QP in the error state, flushing its posted receives.
 #pragma once
 
 #include <unordered_map>
@@ -25,13 +27,15 @@ class Responder : public sc_core::sc_module {
  public:
   TargetSocket<Responder> request_tsock;      // requests from the Port
   TargetSocket<Responder> ctrl_tsock;         // context changes
+  TargetSocket<Responder> doorbell_tsock;     // receive-queue doorbells
   InitiatorSocket<Responder> check_isock;     // ProtectionChecker
   InitiatorSocket<Responder> xlate_isock;     // Mtt
   InitiatorSocket<Responder> read_isock;      // DmaReadEngine
   InitiatorSocket<Responder> write_isock;     // DmaWriteEngine
   InitiatorSocket<Responder> tx_isock;        // Port
   InitiatorSocket<Responder> qp_event_isock;  // this QP's Requester side
-  InitiatorSocket<Responder> dma_isock;       // QP context reads
+  InitiatorSocket<Responder> cq_isock;        // CompletionEngine (receive completions)
+  InitiatorSocket<Responder> dma_isock;       // QP context and receive-queue reads
 
   Responder(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
             uint32_t node_id);
@@ -42,10 +46,23 @@ class Responder : public sc_core::sc_module {
     bool error = false;
     uint32_t ird = 0;
     SlotPool in_service{1};
+    uint32_t rq_producer = 0;  // from receive doorbells
+    uint32_t rq_consumer = 0;  // receives used or flushed
   };
 
   void request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  const QpcEntry* qpc(uint32_t qpn, sc_core::sc_time& delay);
+  // Consumes the next receive for a send; sets *rnr when none is posted.
+  CqeStatus serve_send(const Packet& request, const QpcEntry& qpc, QpState& qp, bool* rnr,
+                       sc_core::sc_time& delay);
+  // The receive-side checks and data landing of serve_send.
+  CqeStatus land_send(const Packet& request, const QpcEntry& qpc, const Wqe& receive,
+                      Cqe& cqe, sc_core::sc_time& delay);
+  void complete(const QpcEntry& qpc, const Cqe& cqe, sc_core::sc_time& delay);
+  // Error state: every posted receive completes with a flush status.
+  void flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
   // Fills response_.payload with the requested bytes; returns the status to answer with.
   CqeStatus serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
                        sc_core::sc_time& delay);
@@ -54,6 +71,7 @@ class Responder : public sc_core::sc_module {
   CqeStatus check_and_translate(const Packet& request, const QpcEntry& qpc, uint16_t access,
                                 sc_core::sc_time& delay);
   void enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay);
+  Wqe read_receive(const QpcEntry& qpc, uint32_t index, sc_core::sc_time& delay);
 
   RnicConfig config_;
   IcmLayout icm_;
@@ -66,6 +84,9 @@ class Responder : public sc_core::sc_module {
   TranslateRequest translate_;
   Counter& requests_;
   Counter& write_requests_;
+  Counter& send_requests_;
+  Counter& receives_;
+  Counter& rnr_naks_;
   Counter& write_bytes_;
   Counter& bytes_;
   Counter& naks_;

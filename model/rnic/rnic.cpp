@@ -31,6 +31,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   // Doorbells and context changes.
   doorbells.fetcher_isock.bind(fetcher.doorbell_tsock);
   doorbells.completion_isock.bind(completion.doorbell_tsock);
+  doorbells.responder_isock.bind(responder.doorbell_tsock);
   doorbells.ctrl_isock.bind(fetcher.ctrl_tsock);
   doorbells.ctrl_isock.bind(protection.ctrl_tsock);
   doorbells.ctrl_isock.bind(mtt.ctrl_tsock);
@@ -66,6 +67,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   responder.write_isock.bind(dma_write.write_tsock);
   responder.tx_isock.bind(port.tx_tsock);
   responder.qp_event_isock.bind(requester.qp_event_tsock);
+  responder.cq_isock.bind(completion.cqe_tsock);
 }
 
 void Rnic::visit_stats(const StatVisitor& visit) const {

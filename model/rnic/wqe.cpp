@@ -35,7 +35,7 @@ void Wqe::encode(uint8_t* out) const {
 
 Wqe Wqe::decode(const uint8_t* in) {
   Wqe w;
-  w.opcode = in[0] <= uint8_t(WqeOpcode::SendInvalidate) ? WqeOpcode(in[0]) : WqeOpcode::Nop;
+  w.opcode = in[0] <= uint8_t(WqeOpcode::Receive) ? WqeOpcode(in[0]) : WqeOpcode::Nop;
   w.nsge = in[1] <= kMaxSge ? in[1] : uint8_t(kMaxSge + 1);  // > kMaxSge: rejected by the engine
   w.flags = get_le<uint16_t>(in + 2);
   w.access = get_le<uint32_t>(in + 4);
@@ -90,6 +90,7 @@ CqeOpcode completion_opcode(WqeOpcode opcode) {
     case WqeOpcode::Bind: return CqeOpcode::Bind;
     case WqeOpcode::FastRegister: return CqeOpcode::FastRegister;
     case WqeOpcode::Invalidate: return CqeOpcode::Invalidate;
+    case WqeOpcode::Receive: return CqeOpcode::Receive;
     case WqeOpcode::Send:
     case WqeOpcode::SendInvalidate:
     case WqeOpcode::Nop: break;

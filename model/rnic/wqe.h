@@ -19,6 +19,7 @@ enum class WqeOpcode : uint8_t {
   FastRegister = 5,
   Invalidate = 6,
   SendInvalidate = 7,
+  Receive = 8,  // receive-queue entry: only the SGEs and wr_id are used
 };
 
 struct Sge {
@@ -34,8 +35,9 @@ struct Wqe {
   uint32_t access = 0;       // Bind / FastRegister: the ALLOW_* rights (NDK op flag values)
   uint64_t wr_id = 0;        // the request context, returned in the completion
   uint64_t remote_addr = 0;  // Read/Write: remote VA; Bind: window VA; FastRegister: base VA
-  uint32_t remote_token = 0; // Read/Write: remote token; Bind: MW; Invalidate/FastRegister: target
-  uint32_t aux_token = 0;    // Bind: MR local token; SendInvalidate: token to invalidate
+  uint32_t remote_token = 0; // Read/Write: remote token; Bind: MW; Invalidate/FastRegister:
+                             // target; SendInvalidate: the token the receiver invalidates
+  uint32_t aux_token = 0;    // Bind: MR local token
   uint64_t length = 0;       // Bind / FastRegister length
   uint64_t page_list = 0;    // FastRegister: physical address of the page array
   uint32_t page_count = 0;   // FastRegister
