@@ -90,6 +90,9 @@ struct SystemConfig {
   RnicConfig rnic;
   HostMemoryConfig host_memory;
   FabricConfig fabric;
+  // Put a ProtectionMonitor on every device's host-memory port. It reads the tables from host
+  // memory for every data DMA: a golden check, at a cost in simulation speed.
+  bool protection_monitor = true;
 };
 
 }  // namespace rnic

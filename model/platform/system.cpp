@@ -13,7 +13,13 @@ Node::Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& c
   cpu.mem_isock.bind(memory.cpu_tsock);
   cpu.mmio_isock.bind(pcie.host_tsock);
   pcie.mmio_isock.bind(rnic.mmio_tsock);
-  rnic.pcie_isock.bind(pcie.dev_tsock);
+  if (config.protection_monitor) {
+    monitor = std::make_unique<ProtectionMonitor>("monitor", rnic.icm());
+    rnic.pcie_isock.bind(monitor->device_tsock);
+    monitor->link_isock.bind(pcie.dev_tsock);
+  } else {
+    rnic.pcie_isock.bind(pcie.dev_tsock);
+  }
   pcie.mem_isock.bind(memory.dev_tsock);
   cpu.set_device_write_event(&memory.device_write_event());
 }
@@ -36,8 +42,19 @@ void System::visit_stats(const StatVisitor& visit) const {
       for (const Counter& c : group->counters()) visit(group->owner(), c);
     }
     node->rnic.visit_stats(visit);
+    if (node->monitor) {
+      for (const Counter& c : node->monitor->stats.counters()) visit(node->monitor->stats.owner(), c);
+    }
   }
   for (const Counter& c : switch_->stats.counters()) visit(switch_->stats.owner(), c);
+}
+
+uint64_t System::protection_violations() const {
+  uint64_t total = 0;
+  for (const auto& node : nodes_) {
+    if (node->monitor) total += node->monitor->violations();
+  }
+  return total;
 }
 
 }  // namespace rnic

@@ -14,6 +14,7 @@
 #include "model/host/host_cpu.h"
 #include "model/host/host_memory.h"
 #include "model/host/pcie_link.h"
+#include "model/rnic/protection_monitor.h"
 #include "model/rnic/rnic.h"
 #include "tlm/stats.h"
 
@@ -28,6 +29,7 @@ class Node : public sc_core::sc_module {
   PcieLink pcie;
   Rnic rnic;
   HostCpu cpu;
+  std::unique_ptr<ProtectionMonitor> monitor;  // null unless SystemConfig::protection_monitor
 
  private:
   uint32_t node_id_;
@@ -44,6 +46,8 @@ class System {
 
   // Every unit's counters: owner is the unit's hierarchical name ("A.rnic.mtt").
   void visit_stats(const StatVisitor& visit) const;
+  // DMAs the protection monitors flagged, over all nodes (0 when no monitor is fitted).
+  uint64_t protection_violations() const;
 
  private:
   SystemConfig config_;

@@ -72,3 +72,38 @@ TEST_CASE("a read into a sink without local write fails and copies nothing", "[t
     for (uint8_t byte : t.sink_bytes(4096)) REQUIRE(byte == 0xEE);
   });
 }
+
+TEST_CASE("the protection monitor flags a DMA the tables in host memory do not allow",
+          "[tlm][monitor]") {
+  // Deliberately break the device: the driver marks B's MR FREE in host memory but does not
+  // tell the device, whose MPT cache still holds it VALID. The device's own check passes and
+  // the read completes successfully; the monitor, which reads the tables, must fire.
+  test::expect_reports("rnicsim/protection_monitor");
+  TwoNodes t;
+  t.provokes_violations = true;
+  uint64_t violations_before = 0;
+  t.run([&] {
+    t.setup();
+    // Only this MR may cover the source pages: drop the bench's own registration of them.
+    REQUIRE(t.b.DeregisterMr(t.mr_b) == STATUS_SUCCESS);
+    REQUIRE(t.b.CreateMr(t.pd_b, false, &t.mr_b) == STATUS_SUCCESS);
+    REQUIRE(t.b.RegisterMr(t.mr_b, t.src, 0, 4096,
+                           NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ) ==
+            STATUS_SUCCESS);
+    const uint64_t va = t.b.ObjectBaseVa(t.mr_b);
+    const uint32_t token = t.b.GetRemoteTokenFromMr(t.mr_b);
+    CHECK(t.read(va, token, 64, 1).Status == STATUS_SUCCESS);  // warms the device's MPT cache
+    violations_before = t.system.protection_violations();
+    const IcmLayout icm = IcmLayout::from(t.config.rnic.qp);
+    uint8_t raw[kMptEntryBytes];
+    REQUIRE(t.system.node(1).cpu.mem_read(icm.mpt_addr(t.mr_b), raw, kMptEntryBytes));
+    MptEntry entry = MptEntry::decode(raw);
+    entry.state = MptState::Free;
+    entry.encode(raw);
+    REQUIRE(t.system.node(1).cpu.mem_write(icm.mpt_addr(t.mr_b), raw, kMptEntryBytes));
+    CHECK(t.read(va, token, 64, 2).Status == STATUS_SUCCESS);  // the device did not notice
+  });
+  CHECK(violations_before == 0);
+  CHECK(t.system.protection_violations() == 1);
+  test::expect_reports("");
+}
