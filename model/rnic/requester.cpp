@@ -9,6 +9,9 @@ namespace rnic {
 
 namespace {
 constexpr uint16_t kSilentSuccess = 0x001;  // NDK_OP_FLAG_SILENT_SUCCESS
+constexpr uint16_t kReadFence = 0x002;      // NDK_OP_FLAG_READ_FENCE
+constexpr uint16_t kReadLocalInvalidate = 0x100;  // NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE
+constexpr uint32_t kLocalInvalidateSupported = 0x10;  // adapter capability flag
 }  // namespace
 
 Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
@@ -114,6 +117,13 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   entry.flags = wqe.flags;
   qp.pending.push_back(entry);
 
+  // READ_FENCE: no request starts before every earlier read of the QP has completed.
+  if ((wqe.flags & kReadFence) && !qp.error) wait_for_read_slot(qp, 1, delay);
+  Pending* fenced = find(qp, sequence);
+  if (!fenced || fenced->done) {  // flushed while it waited
+    retire(qpn, qp, delay);
+    return;
+  }
   const QpcEntry* context = qpc(qpn, delay);
   if (qp.error) {
     ++flushed_;
@@ -155,8 +165,11 @@ void Requester::wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time
 
 CqeStatus Requester::land_response(Pending& p, const Packet& packet, sc_core::sc_time& delay) {
   if (packet.kind == PacketKind::Nak) return packet.syndrome;
-  if (packet.kind == PacketKind::Ack) return CqeStatus::Success;  // a write's acknowledgement
-  if (packet.payload.size() != p.bytes) return CqeStatus::RemoteOperation;
+  // An acknowledgement answers a write or send; read data answers a read: anything else is a
+  // protocol error.
+  const bool read = p.opcode == WqeOpcode::Read;
+  if (packet.kind == PacketKind::Ack) return read ? CqeStatus::RemoteOperation : CqeStatus::Success;
+  if (!read || packet.payload.size() != p.bytes) return CqeStatus::RemoteOperation;
   uint64_t offset = 0;
   for (uint32_t i = 0; i < p.sinks; ++i) {
     const SinkSge& sink = p.sink[i];
@@ -203,7 +216,21 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   }
   p->awaiting_response = false;
   if (p->opcode == WqeOpcode::Read) --qp.reads_outstanding;
-  finish(qp, *p, land_response(*p, *packet, delay));
+  CqeStatus status = land_response(*p, *packet, delay);
+  if (status == CqeStatus::Success && p->opcode == WqeOpcode::Read &&
+      (p->flags & kReadLocalInvalidate) && (config_.adapter_flags & kLocalInvalidateSupported) &&
+      p->sinks > 0) {
+    // RDMA_READ_LOCAL_INVALIDATE: the read's success invalidates its first sink's token.
+    const QpcEntry* context = qpc(packet->dst_qpn, delay);
+    ProtectionRequest invalidate;
+    invalidate.op = ProtectionOp::Invalidate;
+    invalidate.token = p->first_sink_token;
+    invalidate.pd = context ? context->pd : 0;
+    invalidate.qpn = packet->dst_qpn;
+    send_message(pool_, check_isock, invalidate, delay);
+    if (invalidate.status != CqeStatus::Success) status = CqeStatus::LocalProtection;
+  }
+  finish(qp, *p, status);
   retire(packet->dst_qpn, qp, delay);
 }
 

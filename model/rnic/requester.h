@@ -62,6 +62,7 @@ class Requester : public sc_core::sc_module {
     uint32_t bytes = 0;
     uint8_t sinks = 0;
     std::array<SinkSge, kMaxSge> sink{};
+    uint32_t first_sink_token = 0;  // RDMA_READ_LOCAL_INVALIDATE target
     uint32_t rnr_retries = 0;
     Packet retry;  // Send: the packet to retransmit after an RNR NAK
   };

@@ -8,7 +8,6 @@
 namespace rnic {
 
 namespace {
-constexpr uint16_t kReadFence = 0x002;      // NDK_OP_FLAG_READ_FENCE
 constexpr uint32_t kSinkNotRequired = 0x2;  // NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED
 }  // namespace
 
@@ -31,6 +30,7 @@ CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe&
     check.access = access;
     send_message(pool_, check_isock, check, delay);
     if (check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+    if (p.sinks == 0) p.first_sink_token = sge.token;
     p.sink[p.sinks++] = SinkSge{check.region, sge.addr, sge.length};
     *total += sge.length;
   }
@@ -53,7 +53,6 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
     return;
   }
   const uint32_t ord = std::max<uint32_t>(1, std::min(context.ord, config_.qp.max_ord));
-  if (wqe.flags & kReadFence) wait_for_read_slot(qp, 1, delay);
   wait_for_read_slot(qp, ord, delay);
   p = find(qp, sequence);
   if (!p || p->done) return;  // flushed while it waited

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// HostMemory alone: a stub CPU and a stub device drive its two ports.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include <systemc>
+
+#include "model/host/host_memory.h"
+#include "support/stubs.h"
+
+using namespace rnic;
+using namespace rnic::test;
+
+namespace {
+
+struct MemoryBench {
+  HostMemoryConfig config;
+  HostMemory memory;
+  InitiatorStub cpu{"cpu"};
+  InitiatorStub dev{"dev"};
+
+  explicit MemoryBench(uint64_t size = 1 << 20)
+      : config{size, 0}, memory("memory", config) {
+    cpu.isock.bind(memory.cpu_tsock);
+    dev.isock.bind(memory.dev_tsock);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("host memory: untouched memory reads as zero and creates no page", "[tlm][host]") {
+  MemoryBench t;
+  std::vector<uint8_t> data(128, 0xAB);
+  tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+  t.dev.script = [&] {
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    status = t.dev.transfer(tlm::TLM_READ_COMMAND, 0x5000, data.data(), 128, delay);
+  };
+  run_simulation();
+  CHECK(status == tlm::TLM_OK_RESPONSE);
+  for (uint8_t b : data) REQUIRE(b == 0);
+  CHECK(t.memory.touched_pages() == 0);
+  CHECK(counter(t.memory.stats, "dev_reads") == 1);
+  CHECK(counter(t.memory.stats, "dev_read_lines") == 2);
+}
+
+TEST_CASE("host memory: write and read back across a 4 KiB page boundary", "[tlm][host]") {
+  MemoryBench t;
+  std::vector<uint8_t> out(100), in(100, 0);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(i * 3 + 1);
+  const uint64_t addr = 2 * 4096 - 50;  // 50 bytes in page 1, 50 in page 2
+  t.cpu.script = [&] {
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    REQUIRE(t.cpu.transfer(tlm::TLM_WRITE_COMMAND, addr, out.data(), 100, delay) ==
+            tlm::TLM_OK_RESPONSE);
+    REQUIRE(t.dev.transfer(tlm::TLM_READ_COMMAND, addr, in.data(), 100, delay) ==
+            tlm::TLM_OK_RESPONSE);
+  };
+  run_simulation();
+  CHECK(in == out);
+  CHECK(t.memory.touched_pages() == 2);
+  // The bytes around the write stay zero (debug port).
+  uint8_t around[2] = {0xFF, 0xFF};
+  CHECK(t.cpu.debug(tlm::TLM_READ_COMMAND, addr - 1, &around[0], 1) == 1);
+  CHECK(t.cpu.debug(tlm::TLM_READ_COMMAND, addr + 100, &around[1], 1) == 1);
+  CHECK(around[0] == 0);
+  CHECK(around[1] == 0);
+}
+
+TEST_CASE("host memory: addresses beyond the size get an address error", "[tlm][host]") {
+  MemoryBench t(1 << 20);
+  std::vector<uint8_t> data(8, 0x11);
+  std::vector<tlm::tlm_response_status> statuses;
+  t.dev.script = [&] {
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    statuses.push_back(t.dev.transfer(tlm::TLM_READ_COMMAND, 1 << 20, data.data(), 8, delay));
+    statuses.push_back(
+        t.dev.transfer(tlm::TLM_WRITE_COMMAND, (1 << 20) - 4, data.data(), 8, delay));
+    statuses.push_back(
+        t.dev.transfer(tlm::TLM_READ_COMMAND, UINT64_MAX - 3, data.data(), 8, delay));
+    statuses.push_back(
+        t.dev.transfer(tlm::TLM_WRITE_COMMAND, (1 << 20) - 8, data.data(), 8, delay));
+  };
+  run_simulation();
+  REQUIRE(statuses.size() == 4);
+  CHECK(statuses[0] == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  CHECK(statuses[1] == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  CHECK(statuses[2] == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  CHECK(statuses[3] == tlm::TLM_OK_RESPONSE);  // the last 8 bytes are inside
+  CHECK(counter(t.memory.stats, "address_errors") == 3);
+  CHECK(t.memory.touched_pages() == 1);  // the failed write created nothing
+}
+
+TEST_CASE("host memory: a device write notifies the device-write event", "[tlm][host]") {
+  MemoryBench t;
+  std::vector<uint8_t> data(16, 0x42);
+  std::vector<sc_core::sc_time> wakeups;
+  sc_core::sc_time write_done;
+  t.cpu.script = [&] {
+    // A CPU store is not a device write: no wakeup for it.
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    t.cpu.transfer(tlm::TLM_WRITE_COMMAND, 0x100, data.data(), 16, delay);
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));
+    delay = sc_core::sc_time(200, sc_core::SC_NS);
+    write_done = sc_core::sc_time_stamp() + delay;
+    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x200, data.data(), 16, delay);
+  };
+  sc_core::sc_spawn([&] {
+    for (int i = 0; i < 2; ++i) {
+      sc_core::wait(t.memory.device_write_event());
+      wakeups.push_back(sc_core::sc_time_stamp());
+    }
+  });
+  run_simulation();
+  REQUIRE(wakeups.size() == 1);
+  CHECK(wakeups[0] == write_done);  // at the time the data lands
+  CHECK(counter(t.memory.stats, "dev_writes") == 1);
+  uint8_t b = 0;
+  t.cpu.debug(tlm::TLM_READ_COMMAND, 0x20F, &b, 1);
+  CHECK(b == 0x42);
+}
