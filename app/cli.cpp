@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/cli.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include "app/params.h"
+#include "app/results.h"
+#include "app/runner.h"
+#include "app/scenario.h"
+#include "app/text.h"
+
+namespace rnic::app {
+
+namespace {
+
+const char* const kUsage =
+    "usage: rnicsim COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  run FILE.json       run a scenario (exit 0 passed, 1 an expectation failed,\n"
+    "                      2 invalid file or option, 3 simulator error)\n"
+    "  validate FILE.json  parse and check a scenario, run nothing\n"
+    "  params              list every config key with unit, default and meaning\n"
+    "  presets             list the config presets\n"
+    "\n"
+    "  rnicsim --help | rnicsim COMMAND --help | rnicsim --version\n";
+
+const char* const kRunUsage =
+    "usage: rnicsim run FILE.json [--out results.json] [--trace trace.json] [--vcd waves.vcd]\n"
+    "                             [--set key=value ...] [--seed N] [--quiet]\n"
+    "\n"
+    "  --out FILE     write the results JSON (config, per-step results, statistics)\n"
+    "  --trace FILE   timeline trace (not supported yet: a warning, the run continues)\n"
+    "  --vcd FILE     waveforms (not supported yet: a warning, the run continues)\n"
+    "  --set K=V      override a config key (see `rnicsim params`); repeatable\n"
+    "  --seed N       seed for every random choice (default: the file's, else 1)\n"
+    "  --quiet        no summary on stdout\n";
+
+const char* const kValidateUsage =
+    "usage: rnicsim validate FILE.json [--set key=value ...] [--quiet]\n"
+    "\n"
+    "Parses and checks the file (JSON syntax, fields, names, references, config keys) and\n"
+    "runs nothing. Exit 0 when valid, 2 otherwise.\n";
+
+const char* const kParamsUsage =
+    "usage: rnicsim params [--preset NAME]\n"
+    "\n"
+    "Lists every config key (for config.set and --set) with unit, value and meaning;\n"
+    "values are the defaults, or those of preset NAME.\n";
+
+const char* const kPresetsUsage =
+    "usage: rnicsim presets\n"
+    "\n"
+    "Lists the config presets and the keys each one changes from the defaults.\n";
+
+// Options that take a value; `--name=value` is accepted too.
+bool takes_value(const std::string& o) {
+  return o == "--out" || o == "--trace" || o == "--vcd" || o == "--set" || o == "--seed" ||
+         o == "--preset";
+}
+
+bool allowed(const std::string& command, const std::string& o) {
+  if (o == "--help" || o == "-h") return true;
+  if (command == "run")
+    return o == "--out" || o == "--trace" || o == "--vcd" || o == "--set" || o == "--seed" ||
+           o == "--quiet" || o == "-q";
+  if (command == "validate") return o == "--set" || o == "--quiet" || o == "-q";
+  if (command == "params") return o == "--preset";
+  return false;
+}
+
+const char* usage_of(const std::string& command) {
+  if (command == "run") return kRunUsage;
+  if (command == "validate") return kValidateUsage;
+  if (command == "params") return kParamsUsage;
+  if (command == "presets") return kPresetsUsage;
+  return kUsage;
+}
+
+// "file.json:12:7: steps[3].qp: unknown QP "qpX"" (the compiler convention, for editors).
+std::string file_error(const std::string& file, const ScenarioError& e) {
+  std::string where = file;
+  if (e.line) where += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);
+  return where + ": " + e.what();
+}
+
+void print_params(std::ostream& out, const SystemConfig& config) {
+  size_t key_width = 0, unit_width = 0;
+  for (const ParamDef& d : param_table()) {
+    key_width = std::max(key_width, std::string(d.key).size());
+    unit_width = std::max(unit_width, std::string(d.unit).size());
+  }
+  for (const ParamDef& d : param_table()) {
+    std::string line = d.key;
+    line.resize(key_width + 2, ' ');
+    std::string value = format_param_value(d, d.get(config));
+    value.resize(std::max<size_t>(value.size(), 12) + 1, ' ');
+    std::string unit = d.unit;
+    unit.resize(unit_width + 2, ' ');
+    out << line << value << unit << d.description << '\n';
+  }
+}
+
+int cmd_params(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  SystemConfig config;
+  const std::string error = apply_preset(config, o.preset.empty() ? "default" : o.preset);
+  if (!error.empty()) {
+    err << "rnicsim: " << error << '\n';
+    return kExitInvalid;
+  }
+  print_params(out, config);
+  return kExitPassed;
+}
+
+int cmd_presets(std::ostream& out) {
+  for (const Preset& p : preset_table()) {
+    out << p.name << ": " << p.description << '\n';
+    for (const auto& [key, value] : p.values) out << "    " << key << " = " << value << '\n';
+  }
+  return kExitPassed;
+}
+
+int cmd_validate(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  Scenario scenario;
+  try {
+    scenario = load_scenario_file(o.file, o.sets);
+  } catch (const ScenarioError& e) {
+    err << file_error(o.file, e) << '\n';
+    return kExitInvalid;
+  }
+  const std::string unsupported = check_supported(scenario);
+  if (!unsupported.empty()) err << o.file << ": note: " << unsupported << '\n';
+  if (!o.quiet) out << o.file << ": valid (" << scenario.steps.size() << " steps)\n";
+  return kExitPassed;
+}
+
+int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  Scenario scenario;
+  try {
+    scenario = load_scenario_file(o.file, o.sets);
+  } catch (const ScenarioError& e) {
+    err << file_error(o.file, e) << '\n';
+    return kExitInvalid;
+  }
+  if (!o.trace.empty()) err << "rnicsim: --trace is not supported yet; no trace written\n";
+  if (!o.vcd.empty()) err << "rnicsim: --vcd is not supported yet; no waveforms written\n";
+  const uint64_t seed = o.seed.value_or(scenario.seed);
+  const RunResult run = run_scenario(scenario, seed);
+
+  int status = kExitPassed;
+  switch (run.outcome) {
+    case RunOutcome::Passed:
+      break;
+    case RunOutcome::Failed:
+      err << o.file << ": " << run.message << '\n';
+      status = kExitFailed;
+      break;
+    case RunOutcome::Invalid:
+      err << o.file << ": " << run.message << '\n';
+      status = kExitInvalid;
+      break;
+    case RunOutcome::Internal:
+      err << o.file << ": internal error: " << run.message << '\n';
+      status = kExitInternal;
+      break;
+  }
+  if (!o.out.empty()) {
+    const std::string error = write_json_file(o.out, results_json(scenario, run, seed));
+    if (!error.empty()) {
+      err << "rnicsim: " << error << '\n';
+      if (status == kExitPassed) status = kExitInvalid;
+    }
+  }
+  if (!o.quiet) out << summary_line(scenario, run) << '\n';
+  return status;
+}
+
+}  // namespace
+
+bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string* error) {
+  *o = CliOptions{};
+  if (args.empty()) {
+    *error = "no command given";
+    return false;
+  }
+  const std::string& first = args[0];
+  if (first == "--help" || first == "-h" || first == "help") {
+    o->command = "help";
+    return true;
+  }
+  if (first == "--version" || first == "version") {
+    o->command = "version";
+    return true;
+  }
+  if (first != "run" && first != "validate" && first != "params" && first != "presets") {
+    *error = "unknown command " + quote(first);
+    return false;
+  }
+  o->command = first;
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::string value;
+    bool has_value = false;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      value = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+      has_value = true;
+    }
+    if (arg.size() > 1 && arg[0] == '-') {
+      if (!allowed(o->command, arg)) {
+        *error = "unknown option " + quote(arg) + " for " + o->command;
+        return false;
+      }
+      if (arg == "--help" || arg == "-h") {
+        o->help = true;
+        continue;
+      }
+      if (arg == "--quiet" || arg == "-q") {
+        o->quiet = true;
+        continue;
+      }
+      if (takes_value(arg) && !has_value) {
+        if (i + 1 >= args.size()) {
+          *error = arg + " needs a value";
+          return false;
+        }
+        value = args[++i];
+      }
+      if (arg == "--out") o->out = value;
+      if (arg == "--trace") o->trace = value;
+      if (arg == "--vcd") o->vcd = value;
+      if (arg == "--preset") o->preset = value;
+      if (arg == "--set") o->sets.push_back(value);
+      if (arg == "--seed") {
+        uint64_t seed = 0;
+        if (!parse_unsigned(value, &seed)) {
+          *error = "--seed needs a non-negative integer, got " + quote(value);
+          return false;
+        }
+        o->seed = seed;
+      }
+      if (takes_value(arg) && value.empty()) {
+        *error = arg + " needs a non-empty value";
+        return false;
+      }
+      continue;
+    }
+    if (o->command != "run" && o->command != "validate") {
+      *error = o->command + " takes no file";
+      return false;
+    }
+    if (!o->file.empty()) {
+      *error = "more than one file given (" + quote(o->file) + ", " + quote(arg) + ")";
+      return false;
+    }
+    o->file = arg;
+  }
+  if (!o->help && (o->command == "run" || o->command == "validate") && o->file.empty()) {
+    *error = o->command + " needs a scenario file";
+    return false;
+  }
+  return true;
+}
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    CliOptions o;
+    std::string error;
+    if (!parse_cli(args, &o, &error)) {
+      err << "rnicsim: " << error << " (see rnicsim " << (o.command.empty() ? "" : o.command + " ")
+          << "--help)\n";
+      return kExitInvalid;
+    }
+    if (o.command == "help") {
+      out << kUsage;
+      return kExitPassed;
+    }
+    if (o.command == "version") {
+      out << "rnicsim " << version() << '\n';
+      return kExitPassed;
+    }
+    if (o.help) {
+      out << usage_of(o.command);
+      return kExitPassed;
+    }
+    if (o.command == "params") return cmd_params(o, out, err);
+    if (o.command == "presets") return cmd_presets(out);
+    if (o.command == "validate") return cmd_validate(o, out, err);
+    return cmd_run(o, out, err);
+  } catch (const std::bad_alloc&) {
+    err << "rnicsim: out of memory\n";
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    err << "rnicsim: internal error: " << e.what() << '\n';
+    return kExitInternal;
+  } catch (...) {
+    err << "rnicsim: internal error: unknown exception\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace rnic::app

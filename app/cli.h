@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// The `rnicsim` command line: run, validate, params, presets, --help, --version.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace rnic::app {
+
+// Exit statuses (SCENARIOS.md "Running"); 3 is ours: the simulator itself failed.
+constexpr int kExitPassed = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitInvalid = 2;
+constexpr int kExitInternal = 3;
+
+struct CliOptions {
+  std::string command;  // run, validate, params, presets, help, version
+  std::string file;
+  std::string out, trace, vcd;
+  std::vector<std::string> sets;  // "key=value"
+  std::optional<uint64_t> seed;
+  std::string preset;  // params --preset
+  bool quiet = false;
+  bool help = false;  // COMMAND --help
+};
+
+// Parses argv[1..]; false with `error` set for a bad command line.
+bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::string* error);
+
+// Runs the command; returns the exit status. Never throws.
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace rnic::app

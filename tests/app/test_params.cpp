@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// The parameter table: every key reaches SystemConfig, ranges hold, presets apply.
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+#include "app/params.h"
+
+using namespace rnic;
+using namespace rnic::app;
+
+TEST_CASE("every key SCENARIOS.md names exists", "[app]") {
+  for (const char* key : {"device.clock_mhz", "pcie.gen", "pcie.lanes", "pcie.mps", "pcie.mrrs",
+                          "pcie.max_read_tags", "pcie.read_latency_ns", "mtt.cache_entries",
+                          "mtt.cache_ways", "mpt.cache_entries", "wqe.fetch_batch", "qp.max_ord",
+                          "qp.max_ird", "port.gbps", "port.mtu", "link.latency_ns"}) {
+    INFO(key);
+    CHECK(find_param(key) != nullptr);
+  }
+}
+
+TEST_CASE("keys are unique and each setter writes what its getter reads", "[app]") {
+  std::set<std::string> seen;
+  for (const ParamDef& def : param_table()) {
+    INFO(def.key);
+    CHECK(seen.insert(def.key).second);
+    SystemConfig config;
+    // The minimum is a legal value for every rule in the table (powers of two included).
+    REQUIRE(set_param_value(config, def.key, def.min, def.kind == ParamDef::Kind::Integer) == "");
+    CHECK(def.get(config) == def.min);
+    SystemConfig other;
+    REQUIRE(set_param_value(other, def.key, def.max, def.kind == ParamDef::Kind::Integer) == "");
+    CHECK(def.get(other) == def.max);
+  }
+}
+
+TEST_CASE("set_param parses decimal and hex and writes the config", "[app]") {
+  SystemConfig c;
+  CHECK(set_param(c, "pcie.lanes", "8") == "");
+  CHECK(c.rnic.pcie.lanes == 8);
+  CHECK(set_param(c, "pcie.mrrs", "0x400") == "");
+  CHECK(c.rnic.pcie.mrrs_bytes == 1024);
+  CHECK(set_param(c, "device.clock_mhz", "312.5") == "");
+  CHECK(c.rnic.timing.clock_mhz == 312.5);
+  CHECK(set_param(c, "host.memory_bytes", "0x80000000") == "");
+  CHECK(c.host_memory.size_bytes == 0x80000000ull);
+  CHECK(set_param(c, "link.latency_ns", "0") == "");
+  CHECK(c.fabric.link_latency_ns == 0);
+}
+
+TEST_CASE("set_param refuses unknown keys, junk and out-of-range values", "[app]") {
+  SystemConfig c;
+  CHECK(set_param(c, "pcie.genx", "3") == "unknown config key \"pcie.genx\"");
+  CHECK(set_param(c, "pcie.gen", "6") == "pcie.gen: 6 is out of range 1..5");
+  CHECK(set_param(c, "pcie.gen", "0") == "pcie.gen: 0 is out of range 1..5");
+  CHECK(set_param(c, "pcie.gen", "-1") == "pcie.gen: \"-1\" is not a non-negative integer");
+  CHECK(set_param(c, "pcie.gen", "three") == "pcie.gen: \"three\" is not a non-negative integer");
+  CHECK(set_param(c, "pcie.gen", "") == "pcie.gen: \"\" is not a non-negative integer");
+  CHECK(set_param(c, "pcie.gen", "3.5") == "pcie.gen: \"3.5\" is not a non-negative integer");
+  CHECK(set_param(c, "pcie.mps", "300") == "pcie.mps: 300 is not a power of two in 128..4096");
+  CHECK(set_param(c, "pcie.mrrs", "8192") == "pcie.mrrs: 8192 is out of range 128..4096");
+  CHECK(set_param(c, "pcie.mrrs", "64") == "pcie.mrrs: 64 is out of range 128..4096");
+  CHECK(set_param(c, "port.mtu", "1500") == "port.mtu: 1500 is not a power of two in 256..4096");
+  CHECK(set_param(c, "mtt.cache_entries", "0") ==
+        "mtt.cache_entries: 0 is out of range 1..1048576");
+  CHECK(set_param(c, "device.clock_mhz", "inf") == "device.clock_mhz: \"inf\" is not a number");
+  CHECK(set_param(c, "device.clock_mhz", "0") == "device.clock_mhz: 0 is out of range 1..10000");
+  CHECK(set_param(c, "pcie.gen", "99999999999999999999999") ==
+        "pcie.gen: \"99999999999999999999999\" is not a non-negative integer");
+  CHECK(set_param_value(c, "pcie.gen", 3.0, false) == "pcie.gen: must be an integer");
+  // Nothing above changed the config.
+  CHECK(c.rnic.pcie.gen == SystemConfig{}.rnic.pcie.gen);
+  CHECK(c.rnic.pcie.mps_bytes == SystemConfig{}.rnic.pcie.mps_bytes);
+}
+
+TEST_CASE("check_config catches cache geometry and tables that do not fit", "[app]") {
+  SystemConfig c;
+  CHECK(check_config(c) == "");
+  REQUIRE(set_param(c, "mtt.cache_ways", "3") == "");
+  CHECK(check_config(c) == "mtt.cache_ways (3) must divide mtt.cache_entries (1024)");
+  REQUIRE(set_param(c, "mtt.cache_ways", "1024") == "");
+  CHECK(check_config(c) == "");
+  REQUIRE(set_param(c, "host.memory_bytes", "0x4000000") == "");   // 64 MiB
+  REQUIRE(set_param(c, "qp.max_mtt_entries", "0x1000000") == "");  // 128 MiB of MTT
+  CHECK(check_config(c).find("do not fit in half of host.memory_bytes") != std::string::npos);
+}
+
+TEST_CASE("presets: default is the struct defaults, pcie-bench-gen3x8 its values", "[app]") {
+  SystemConfig c;
+  c.rnic.pcie.lanes = 2;
+  REQUIRE(apply_preset(c, "default") == "");
+  CHECK(c.rnic.pcie.lanes == SystemConfig{}.rnic.pcie.lanes);
+
+  REQUIRE(apply_preset(c, "pcie-bench-gen3x8") == "");
+  CHECK(c.rnic.pcie.gen == 3);
+  CHECK(c.rnic.pcie.lanes == 8);
+  CHECK(c.rnic.pcie.mps_bytes == 256);
+  CHECK(c.rnic.pcie.mrrs_bytes == 512);
+  CHECK(c.rnic.mtt.cache_entries == 64);
+  CHECK(c.rnic.mtt.cache_entries % c.rnic.mtt.cache_ways == 0);
+  CHECK(check_config(c) == "");
+
+  CHECK(apply_preset(c, "gen9") == "unknown preset \"gen9\" (known: default, pcie-bench-gen3x8)");
+}
+
+TEST_CASE("effective_params lists every key once with its value", "[app]") {
+  SystemConfig c;
+  REQUIRE(set_param(c, "pcie.lanes", "4") == "");
+  const auto values = effective_params(c);
+  CHECK(values.size() == param_table().size());
+  bool found = false;
+  for (const ParamValue& v : values) {
+    if (v.key == "pcie.lanes") {
+      found = true;
+      CHECK(v.is_integer);
+      CHECK(v.value == 4);
+    }
+    if (v.key == "device.clock_mhz") CHECK_FALSE(v.is_integer);
+  }
+  CHECK(found);
+}
