@@ -173,6 +173,18 @@ Executor executor_for(Op op) {
       return exec_bind;
     case Op::Read:
       return exec_read;
+    case Op::FastRegister:
+      return exec_fast_register;
+    case Op::Invalidate:
+      return exec_invalidate;
+    case Op::Write:
+      return exec_write;
+    case Op::Send:
+      return exec_send;
+    case Op::Receive:
+      return exec_receive;
+    case Op::Flush:
+      return exec_flush;
     case Op::Poll:
       return exec_poll;
     case Op::ExpectMemory:
@@ -182,17 +194,13 @@ Executor executor_for(Op op) {
     case Op::Wait:
       return exec_wait;
     default:
-      return nullptr;  // fast_register, invalidate, write, send, ... (later versions)
+      return nullptr;  // read_stream, write_stream, dma_bench (later versions)
   }
 }
 
 std::string unsupported_reason(const Step& step) {
   if (!executor_for(step.op)) {
     return std::string("op \"") + op_name(step.op) + "\" is not supported by this version";
-  }
-  // Fast-register MRs need InitializeFastRegisterMr and the fast_register op: not yet here.
-  if (step.op == Op::CreateMr && step.fast_register) {
-    return "create_mr with fast_register is not supported by this version";
   }
   return {};
 }

@@ -82,6 +82,15 @@ void exec_deregister_mr(RunContext&, const Step&, StepResult&);
 void exec_create_mw(RunContext&, const Step&, StepResult&);
 void exec_bind(RunContext&, const Step&, StepResult&);
 void exec_read(RunContext&, const Step&, StepResult&);
+void exec_fast_register(RunContext&, const Step&, StepResult&);
+void exec_invalidate(RunContext&, const Step&, StepResult&);
+void exec_write(RunContext&, const Step&, StepResult&);
+void exec_send(RunContext&, const Step&, StepResult&);
+void exec_receive(RunContext&, const Step&, StepResult&);
+void exec_flush(RunContext&, const Step&, StepResult&);
+// Shared by the data verbs (runner_ops.cpp).
+std::vector<ndk::NDK_SGE> build_sgl(RunContext& ctx, const Step& step);
+void resolve_remote(RunContext& ctx, const RemoteSpec& remote, uint64_t* address, uint32_t* token);
 void exec_poll(RunContext&, const Step&, StepResult&);
 void exec_expect_memory(RunContext&, const Step&, StepResult&);
 void exec_save(RunContext&, const Step&, StepResult&);

@@ -86,7 +86,13 @@ void exec_connect(RunContext& ctx, const Step& step, StepResult& result) {
 void exec_create_mr(RunContext& ctx, const Step& step, StepResult& result) {
   host::Adapter& a = ctx.adapter(step.node_index);
   host::MrHandle mr = 0;
-  const uint32_t status = a.CreateMr(ctx.handle(step.pd), step.fast_register, &mr);
+  uint32_t status = a.CreateMr(ctx.handle(step.pd), step.fast_register, &mr);
+  // A fast-register MR is initialised with its page capacity in the same step.
+  if (status == ndk::STATUS_SUCCESS && step.fast_register) {
+    // No `pages`: the adapter's FRMRPageCount, what a consumer reading NDK_ADAPTER_INFO picks.
+    const uint32_t pages = step.pages ? uint32_t(step.pages) : a.QueryAdapterInfo().FRMRPageCount;
+    status = a.InitializeFastRegisterMr(mr, pages, step.remote_access);
+  }
   remember(ctx, step, ObjectKind::Mr, mr);
   ctx.check_status(step, status, a, result);
 }

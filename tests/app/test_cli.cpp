@@ -97,9 +97,10 @@ TEST_CASE("validate: exit 0 for a good file, 2 with file:line:column for a bad o
   const std::string later = temp_file(
       "later.json", R"({"name": "l", "steps": [{"op": "create_pd", "node": "A", "name": "p"},
         {"op": "create_cq", "node": "A", "name": "c"},
-        {"op": "create_qp", "name": "q", "pd": "p", "cq": "c"}, {"op": "flush", "qp": "q"}]})");
+        {"op": "create_qp", "name": "q", "pd": "p", "cq": "c"}, {"op": "dma_bench", "node": "A", "kind": "read", "size": 64, "count": 1}]})");
   CHECK(run({"validate", later}, &out, &err) == 0);
-  CHECK(err.find("steps[3]: op \"flush\" is not supported by this version") != std::string::npos);
+  CHECK(err.find("steps[3]: op \"dma_bench\" is not supported by this version") !=
+        std::string::npos);
   std::remove(good.c_str());
   std::remove(bad.c_str());
   std::remove(later.c_str());

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// Executors of the verbs beyond Read and Bind: fast-register, invalidate, write, send,
+// receive, flush.
+#include <vector>
+
+#include "app/runner_context.h"
+
+namespace rnic::app {
+
+void exec_fast_register(RunContext& ctx, const Step& step, StepResult& result) {
+  host::Adapter& a = ctx.adapter_of(step.qp);
+  const host::Buffer& buffer = ctx.object(step.buffer).buffer;
+  const uint64_t offset = ctx.resolve(step.offset);
+  const uint64_t length = ctx.resolve(step.length);
+  // The page array is built from the buffer's 4 KiB pages; FBO is the offset in the first.
+  std::vector<uint64_t> pages = buffer.page_array(offset, length);
+  const uint32_t count =
+      step.page_count ? ctx.resolve32(*step.page_count) : uint32_t(pages.size());
+  // A page_count override past the buffer (a negative test) repeats the last page.
+  while (pages.size() < count) pages.push_back(pages.empty() ? 0 : pages.back());
+  const uint64_t base_va = step.base_va ? ctx.resolve(*step.base_va) : buffer.va + offset;
+  const uint32_t status =
+      a.NdkFastRegister(ctx.handle(step.qp), ctx.resolve(step.context), ctx.handle(step.mr),
+                        count, pages.data(), uint32_t(offset % 4096), length, base_va, step.flags);
+  ctx.check_status(step, status, a, result);
+}
+
+void exec_invalidate(RunContext& ctx, const Step& step, StepResult& result) {
+  host::Adapter& a = ctx.adapter_of(step.qp);
+  const uint32_t status = a.NdkInvalidate(ctx.handle(step.qp), ctx.resolve(step.context),
+                                          ctx.handle(step.target), step.flags);
+  ctx.check_status(step, status, a, result);
+}
+
+void exec_write(RunContext& ctx, const Step& step, StepResult& result) {
+  host::Adapter& a = ctx.adapter_of(step.qp);
+  const std::vector<ndk::NDK_SGE> sgl = build_sgl(ctx, step);
+  uint64_t address = 0;
+  uint32_t token = 0;
+  resolve_remote(ctx, step.remote, &address, &token);
+  const uint32_t status =
+      a.NdkWrite(ctx.handle(step.qp), ctx.resolve(step.context), sgl.empty() ? nullptr : sgl.data(),
+                 uint32_t(sgl.size()), address, token, step.flags);
+  ctx.check_status(step, status, a, result);
+}
+
+void exec_send(RunContext& ctx, const Step& step, StepResult& result) {
+  host::Adapter& a = ctx.adapter_of(step.qp);
+  const std::vector<ndk::NDK_SGE> sgl = build_sgl(ctx, step);
+  const ndk::NDK_SGE* list = sgl.empty() ? nullptr : sgl.data();
+  const uint32_t status =
+      step.invalidate_token
+          ? a.NdkSendAndInvalidate(ctx.handle(step.qp), ctx.resolve(step.context), list,
+                                   uint32_t(sgl.size()), ctx.resolve32(*step.invalidate_token),
+                                   step.flags)
+          : a.NdkSend(ctx.handle(step.qp), ctx.resolve(step.context), list, uint32_t(sgl.size()),
+                      step.flags);
+  ctx.check_status(step, status, a, result);
+}
+
+void exec_receive(RunContext& ctx, const Step& step, StepResult& result) {
+  host::Adapter& a = ctx.adapter_of(step.qp);
+  const std::vector<ndk::NDK_SGE> sgl = build_sgl(ctx, step);
+  const uint32_t status = a.NdkReceive(ctx.handle(step.qp), ctx.resolve(step.context),
+                                       sgl.empty() ? nullptr : sgl.data(), uint32_t(sgl.size()));
+  ctx.check_status(step, status, a, result);
+}
+
+void exec_flush(RunContext& ctx, const Step& step, StepResult& result) {
+  host::Adapter& a = ctx.adapter_of(step.qp);
+  ctx.check_status(step, a.NdkFlush(ctx.handle(step.qp)), a, result);
+}
+
+}  // namespace rnic::app
