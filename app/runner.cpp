@@ -240,6 +240,14 @@ RunResult run_scenario(const Scenario& scenario, uint64_t seed) {
           "simulation stalled in step " + std::to_string(result.steps.size()) + ": no more events";
       result.sim_ns = now_ns();
     }
+    // The device touched host memory no valid token and range allowed (SPEC.md 6): whatever
+    // the completions said, the scenario fails.
+    if (system.protection_violations() > 0 && result.outcome == RunOutcome::Passed) {
+      result.outcome = RunOutcome::Failed;
+      result.message = "the protection monitor saw " +
+                       std::to_string(system.protection_violations()) +
+                       " DMA(s) outside every range the device was given";
+    }
     system.visit_stats([&](const std::string& owner, const Counter& c) {
       result.stats.push_back(StatEntry{owner, c.name, c.unit, c.value});
     });
