@@ -16,6 +16,18 @@ namespace rnic {
 
 class PayloadPool : public tlm::tlm_mm_interface {
  public:
+  PayloadPool() = default;
+  PayloadPool(const PayloadPool&) = delete;
+  PayloadPool& operator=(const PayloadPool&) = delete;
+  // A payload still in use at teardown (its thread was blocked in a call when the simulation
+  // ended) may point at an extension on that thread's stack: drop such pointers, never delete
+  // them (tlm_generic_payload's destructor would).
+  ~PayloadPool() override {
+    for (auto& gp : all_) {
+      for (unsigned id = 0; id < tlm::max_num_extensions(); ++id) gp->set_extension(id, nullptr);
+    }
+  }
+
   tlm::tlm_generic_payload* acquire() {
     tlm::tlm_generic_payload* gp;
     if (free_.empty()) {

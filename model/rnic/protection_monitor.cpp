@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/rnic/protection_monitor.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "model/rnic/byte_order.h"
@@ -56,29 +57,61 @@ bool ProtectionMonitor::in_cq_ring(uint64_t addr, uint64_t length) {
   return false;
 }
 
+bool ProtectionMonitor::page_covers(const MptEntry& mr, uint64_t page, uint64_t addr,
+                                    uint64_t length) {
+  if (mr.state != MptState::Valid || (mr.kind != MptKind::Mr && mr.kind != MptKind::FastMr))
+    return false;
+  const uint64_t page_bytes = uint64_t(1) << mr.page_shift;
+  const uint64_t page_base_va = mr.base_va & ~(page_bytes - 1);
+  const uint64_t pages = (mr.base_va + mr.length - page_base_va + page_bytes - 1) / page_bytes;
+  if (page >= pages || page >= mr.page_capacity) return false;
+  uint8_t entry[kMttEntryBytes];
+  if (!read(icm_.mtt_addr(mr.mtt_index + uint32_t(page)), entry, kMttEntryBytes)) return false;
+  const uint64_t phys = get_le<uint64_t>(entry);
+  // The registered bytes of this page, as physical addresses [first, last).
+  const uint64_t page_va = page_base_va + page * page_bytes;
+  const uint64_t lo_va = std::max(page_va, mr.base_va);
+  const uint64_t hi_va = std::min(page_va + page_bytes, mr.base_va + mr.length);
+  return addr >= phys + (lo_va - page_va) && addr + length <= phys + (hi_va - page_va);
+}
+
 bool ProtectionMonitor::in_valid_region(uint64_t addr, uint64_t length) {
-  // The whole MPT at the moment of the DMA, straight from host memory.
-  table_.resize(size_t(icm_.mpt_entries) * kMptEntryBytes);
-  if (!read(icm_.mpt_base, table_.data(), uint32_t(table_.size()))) return false;
-  for (uint32_t index = 1; index < icm_.mpt_entries; ++index) {
-    const uint8_t* raw = table_.data() + size_t(index) * kMptEntryBytes;
-    if (raw[0] != uint8_t(MptState::Valid)) continue;
+  // Recent matches first (streams touch the same pages again), each re-read from host memory.
+  uint8_t raw[kMptEntryBytes];
+  for (size_t i = 0; i < recent_.size(); ++i) {
+    const Match m = recent_[i];
+    if (!read(icm_.mpt_addr(m.index), raw, kMptEntryBytes)) continue;
     const MptEntry mr = MptEntry::decode(raw);
-    if (mr.kind != MptKind::Mr && mr.kind != MptKind::FastMr) continue;
-    const uint64_t page_bytes = uint64_t(1) << mr.page_shift;
-    const uint64_t page_base_va = mr.base_va & ~(page_bytes - 1);
-    const uint64_t pages = (mr.base_va + mr.length - page_base_va + page_bytes - 1) / page_bytes;
-    for (uint64_t i = 0; i < pages && i < mr.page_capacity; ++i) {
-      uint8_t entry[kMttEntryBytes];
-      if (!read(icm_.mtt_addr(mr.mtt_index + uint32_t(i)), entry, kMttEntryBytes)) break;
-      const uint64_t phys = get_le<uint64_t>(entry);
-      // The registered bytes of this page: [first, last) in physical addresses.
-      const uint64_t page_va = page_base_va + i * page_bytes;
-      const uint64_t lo_va = std::max(page_va, mr.base_va);
-      const uint64_t hi_va = std::min(page_va + page_bytes, mr.base_va + mr.length);
-      const uint64_t first = phys + (lo_va - page_va);
-      const uint64_t last = phys + (hi_va - page_va);
-      if (addr >= first && addr + length <= last) return true;
+    for (uint64_t page : {m.page, m.page + 1}) {
+      if (page_covers(mr, page, addr, length)) {
+        recent_.erase(recent_.begin() + long(i));
+        recent_.insert(recent_.begin(), Match{m.index, page});
+        return true;
+      }
+    }
+  }
+  // Then every region, straight from the MPT in host memory. The driver hands out MPT
+  // indices in order and never frees them, so the first never-created entry ends the scan.
+  constexpr uint32_t kChunk = 64;
+  table_.resize(size_t(kChunk) * kMptEntryBytes);
+  for (uint32_t first = 1; first < icm_.mpt_entries; first += kChunk) {
+    const uint32_t n = std::min(kChunk, icm_.mpt_entries - first);
+    if (!read(icm_.mpt_addr(first), table_.data(), n * kMptEntryBytes)) return false;
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint8_t* entry = table_.data() + size_t(k) * kMptEntryBytes;
+      if (entry[1] == uint8_t(MptKind::None)) return false;
+      if (entry[0] != uint8_t(MptState::Valid)) continue;
+      const MptEntry mr = MptEntry::decode(entry);
+      if (mr.kind != MptKind::Mr && mr.kind != MptKind::FastMr) continue;
+      const uint64_t page_bytes = uint64_t(1) << mr.page_shift;
+      const uint64_t page_base_va = mr.base_va & ~(page_bytes - 1);
+      const uint64_t pages = (mr.base_va + mr.length - page_base_va + page_bytes - 1) / page_bytes;
+      for (uint64_t page = 0; page < pages && page < mr.page_capacity; ++page) {
+        if (!page_covers(mr, page, addr, length)) continue;
+        recent_.insert(recent_.begin(), Match{first + k, page});
+        if (recent_.size() > 8) recent_.pop_back();
+        return true;
+      }
     }
   }
   return false;

@@ -38,9 +38,16 @@ class ProtectionMonitor : public sc_core::sc_module {
   bool in_queue_ring(uint64_t addr, uint64_t length);
   bool in_cq_ring(uint64_t addr, uint64_t length);
   bool in_valid_region(uint64_t addr, uint64_t length);
+  // Does page `page` of `region` (its MTT entry as host memory has it now) hold the range?
+  bool page_covers(const MptEntry& region, uint64_t page, uint64_t addr, uint64_t length);
   bool read(uint64_t addr, void* data, uint32_t length);
 
   IcmLayout icm_;
+  struct Match {
+    uint32_t index;
+    uint64_t page;
+  };
+  std::vector<Match> recent_;  // last regions and pages that allowed a DMA, newest first
   std::vector<uint8_t> table_;
   std::vector<std::string> log_;
   Counter& checked_;
