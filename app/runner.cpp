@@ -185,6 +185,12 @@ Executor executor_for(Op op) {
       return exec_receive;
     case Op::Flush:
       return exec_flush;
+    case Op::ReadStream:
+      return exec_read_stream;
+    case Op::WriteStream:
+      return exec_write_stream;
+    case Op::DmaBench:
+      return exec_dma_bench;
     case Op::Poll:
       return exec_poll;
     case Op::ExpectMemory:
@@ -194,7 +200,7 @@ Executor executor_for(Op op) {
     case Op::Wait:
       return exec_wait;
     default:
-      return nullptr;  // read_stream, write_stream, dma_bench (later versions)
+      return nullptr;
   }
 }
 

@@ -63,7 +63,7 @@ class RunContext {
 void fail_step(StepResult& result, const std::string& expected, const std::string& got,
                const std::string& message);
 
-// Helpers of the data verbs (read now; write, send and receive later).
+// Helpers of the data verbs.
 std::vector<ndk::NDK_SGE> build_sgl(RunContext& ctx, const Step& step);
 void resolve_remote(RunContext& ctx, const RemoteSpec& remote, uint64_t* address, uint32_t* token);
 
@@ -88,9 +88,9 @@ void exec_write(RunContext&, const Step&, StepResult&);
 void exec_send(RunContext&, const Step&, StepResult&);
 void exec_receive(RunContext&, const Step&, StepResult&);
 void exec_flush(RunContext&, const Step&, StepResult&);
-// Shared by the data verbs (runner_ops.cpp).
-std::vector<ndk::NDK_SGE> build_sgl(RunContext& ctx, const Step& step);
-void resolve_remote(RunContext& ctx, const RemoteSpec& remote, uint64_t* address, uint32_t* token);
+void exec_read_stream(RunContext&, const Step&, StepResult&);
+void exec_write_stream(RunContext&, const Step&, StepResult&);
+void exec_dma_bench(RunContext&, const Step&, StepResult&);
 void exec_poll(RunContext&, const Step&, StepResult&);
 void exec_expect_memory(RunContext&, const Step&, StepResult&);
 void exec_save(RunContext&, const Step&, StepResult&);

@@ -19,6 +19,7 @@
 #include "model/config.h"
 #include "model/rnic/icm.h"
 #include "model/rnic/wqe.h"
+#include "tlm/histogram.h"
 
 namespace rnic {
 class HostCpu;
@@ -118,6 +119,14 @@ class Adapter {
   NTSTATUS NdkInvalidate(QpHandle qp, uint64_t request_context, uint32_t object, uint32_t flags);
   // Every pending request of the QP completes CANCELLED; the QP is in the error state.
   NTSTATUS NdkFlush(QpHandle qp);
+
+  // The CQ a QP completes on (0 for an unknown QP).
+  CqHandle QpCq(QpHandle qp) const;
+
+  // Runs the device's DMA benchmark engine over `window` (a contiguous buffer: allocated
+  // without scatter); waits until it has finished. Latencies in ps go to `latency_ps`.
+  NTSTATUS RunDmaBench(const Buffer& window, uint32_t size, uint64_t count, uint32_t outstanding,
+                       bool random, uint64_t seed, LatencyHistogram* latency_ps);
 
   // --- completions ---
   // Non-blocking: copies up to `max` new completions out of the CQ ring.

@@ -264,6 +264,41 @@ uint32_t Adapter::GetRemoteTokenFromMw(MwHandle mw) {
   return it == impl_->mws.end() ? 0 : make_token(mw, it->second.tag);
 }
 
+CqHandle Adapter::QpCq(QpHandle qp) const {
+  auto it = impl_->qps.find(qp);
+  return it == impl_->qps.end() ? 0 : it->second.cq;
+}
+
+NTSTATUS Adapter::RunDmaBench(const Buffer& window, uint32_t size, uint64_t count,
+                              uint32_t outstanding, bool random, uint64_t seed,
+                              LatencyHistogram* latency_ps) {
+  if (window.pages.empty() || size == 0 || size > window.size || outstanding == 0) {
+    last_error_ = "benchmark size must be 1..window bytes";
+    return STATUS_INVALID_PARAMETER;
+  }
+  for (size_t i = 1; i < window.pages.size(); ++i) {
+    if (window.pages[i] != window.pages[0] + i * window.page_size) {
+      last_error_ = "benchmark window must be physically contiguous";
+      return STATUS_INVALID_PARAMETER;
+    }
+  }
+  DmaBenchRequest request;
+  request.base = window.pages[0];
+  request.window = window.size;
+  request.size = size;
+  request.count = count;
+  request.outstanding = outstanding;
+  request.random = random;
+  request.seed = seed;
+  request.latency_ps = latency_ps;
+  impl_->cpu.run_dma_bench(request);
+  if (!request.ok) {
+    last_error_ = "a benchmark read failed";
+    return STATUS_DATA_ERROR;
+  }
+  return STATUS_SUCCESS;
+}
+
 uint64_t Adapter::ObjectBaseVa(uint32_t mpt_index) {
   if (!impl_->mrs.count(mpt_index) && !impl_->mws.count(mpt_index)) return 0;
   const MptEntry e = impl_->read_mpt(mpt_index);

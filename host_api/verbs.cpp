@@ -222,13 +222,15 @@ NTSTATUS Adapter::NdkFastRegister(QpHandle qpn, uint64_t request_context, MrHand
   QpInfo* qp = begin_post(qpn, &status);
   if (!qp) return status;
   auto mrit = s.mrs.find(mr);
-  if (mrit == s.mrs.end() || !mrit->second.fast_register || !mrit->second.fr_initialized)
-    return fail_post(qpn, STATUS_INVALID_PARAMETER, "not an initialised fast-register MR");
+  if (mrit == s.mrs.end()) return fail_post(qpn, STATUS_INVALID_PARAMETER, "unknown MR");
+  // An MR that is not an initialised fast-register MR is the device's to refuse: an
+  // ACCESS_VIOLATION completion and the QP in error (SPEC.md 5 FastRegister).
   const uint32_t max_pages = s.config.qp.max_fr_pages;
   if (page_count == 0 || page_count > max_pages || !page_array)
     return fail_post(qpn, STATUS_INVALID_PARAMETER,
                      "page count must be 1.." + std::to_string(max_pages));
-  if ((flags & (NDK_OP_FLAG_ALLOW_REMOTE_READ | 0x020)) && !mrit->second.fr_remote_access)
+  if ((flags & (NDK_OP_FLAG_ALLOW_REMOTE_READ | 0x020)) && mrit->second.fr_initialized &&
+      !mrit->second.fr_remote_access)
     return fail_post(qpn, STATUS_ACCESS_VIOLATION,
                      "remote access on an MR initialised without remote access");
   // The page array goes into this QP's staging area, one slot per send-queue entry.

@@ -2,11 +2,19 @@
 #include "model/host/host_cpu.h"
 
 #include "model/rnic/byte_order.h"
+#include "tlm/payload_pool.h"
 
 namespace rnic {
 
 HostCpu::HostCpu(sc_core::sc_module_name name)
-    : sc_module(name), mem_isock("mem_isock"), mmio_isock("mmio_isock") {}
+    : sc_module(name), mem_isock("mem_isock"), mmio_isock("mmio_isock"), bench_isock("bench_isock") {}
+
+void HostCpu::run_dma_bench(DmaBenchRequest& request) {
+  PayloadPool pool;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  send_message(pool, bench_isock, request, delay);
+  wait(delay);
+}
 
 namespace {
 bool cpu_access(InitiatorSocket<HostCpu>& socket, tlm::tlm_command command, uint64_t addr,

@@ -7,6 +7,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "model/rnic/dma_bench.h"
 #include "tlm/sockets.h"
 
 namespace rnic {
@@ -15,6 +16,9 @@ class HostCpu : public sc_core::sc_module {
  public:
   InitiatorSocket<HostCpu> mem_isock;   // to HostMemory's CPU port
   InitiatorSocket<HostCpu> mmio_isock;  // to PcieLink's downstream (MMIO) port
+  // To the device's DMA benchmark engine. Its control path is not timed: pcie-bench, too,
+  // measures only the engine's DMA, not how the host starts it.
+  InitiatorSocket<HostCpu> bench_isock;
 
   explicit HostCpu(sc_core::sc_module_name name);
 
@@ -26,6 +30,10 @@ class HostCpu : public sc_core::sc_module {
   // Posted MMIO write of a 64-bit register at `bar_offset`: returns at once with the time
   // after which the device has seen it (link and MMIO latency).
   sc_core::sc_time mmio_write64(uint64_t bar_offset, uint64_t value);
+
+  // Runs a DMA benchmark on the device and waits (simulated time) until it has finished.
+  // Must run in a SystemC thread.
+  void run_dma_bench(DmaBenchRequest& request);
 
   // Blocks until the device writes host memory (an MSI-X-like wakeup for polling) or until
   // `timeout` passes. Returns false on timeout.

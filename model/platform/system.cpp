@@ -12,6 +12,7 @@ Node::Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& c
       node_id_(node_id) {
   cpu.mem_isock.bind(memory.cpu_tsock);
   cpu.mmio_isock.bind(pcie.host_tsock);
+  cpu.bench_isock.bind(rnic.bench_tsock);
   pcie.mmio_isock.bind(rnic.mmio_tsock);
   if (config.protection_monitor) {
     monitor = std::make_unique<ProtectionMonitor>("monitor", rnic.icm());

@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include "model/rnic/wqe.h"
+#include "tlm/extensions.h"
 
 namespace rnic {
 
@@ -108,6 +109,7 @@ struct TranslateRequest {
 struct DmaRequest {
   const std::vector<PhysSegment>* segments = nullptr;
   uint8_t* data = nullptr;  // length = sum of segment lengths
+  DmaSource source = DmaSource::ReadData;
   bool ok = false;
 };
 

@@ -28,6 +28,7 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
       tx_isock("tx_isock"),
       cq_isock("cq_isock"),
       dma_isock("dma_isock"),
+      qp_event_isock("qp_event_isock"),
       stats(std::string(this->name())),
       config_(config),
       icm_(icm),
@@ -86,6 +87,12 @@ const QpcEntry* Requester::qpc(uint32_t qpn, sc_core::sc_time& delay) {
   return qpc_.get(icm_.qpc_addr(qpn), qpn, read, delay);
 }
 
+Requester::QpState& Requester::state(uint32_t qpn) {
+  QpState& qp = qps_[qpn];
+  qp.qpn = qpn;
+  return qp;
+}
+
 Requester::Pending* Requester::find(QpState& qp, uint64_t sequence) {
   if (qp.pending.empty()) return nullptr;
   const uint64_t first = qp.pending.front().sequence;
@@ -107,7 +114,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   wait(delay);  // the WQE is decoded; execution starts now
   delay = sc_core::SC_ZERO_TIME;
 
-  QpState& qp = qps_[qpn];
+  QpState& qp = state(qpn);
   const uint64_t sequence = qp.next_sequence++;
   Pending entry;
   entry.sequence = sequence;
@@ -238,7 +245,7 @@ void Requester::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   const QpErrorEvent* event = message_of<QpErrorEvent>(gp);
   if (!event) return;
-  QpState& qp = qps_[event->qpn];
+  QpState& qp = state(event->qpn);
   if (qp.error) return;
   // The responder side of this QP failed: flush everything not finished yet.
   flush_all(qp);
@@ -262,11 +269,10 @@ void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   const ContextChange* change = message_of<ContextChange>(gp);
   if (change && change->kind == ContextKind::QpFlush) {
     // Flush(qp): every pending request completes CANCELLED, later ones too (error state).
-    auto it = qps_.find(change->index);
-    if (it == qps_.end()) it = qps_.emplace(change->index, QpState{}).first;
-    flush_all(it->second);
+    QpState& qp = state(change->index);
+    flush_all(qp);
     sc_core::sc_time d = delay;
-    retire(change->index, it->second, d);
+    retire(change->index, qp, d);
   } else if (change && change->kind == ContextKind::Qpc) {
     qpc_.invalidate(change->index);
     auto it = qps_.find(change->index);
@@ -288,6 +294,9 @@ void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
     if (!qp.error) {
       qp.error = true;
       flush_after(qp, p.sequence);
+      // The whole QP enters the error state: its responder side flushes the posted receives
+      // and refuses further requests (SPEC.md 4), once this error's completion is out.
+      qp.responder_notice = status;
     }
   }
 }
@@ -323,6 +332,20 @@ void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
     send_message(pool_, cq_isock, record, d);
     ++completions_;
   }
+  if (qp.responder_notice != CqeStatus::Success && !has_error_pending(qp)) {
+    QpErrorEvent event{qpn, qp.responder_notice};
+    qp.responder_notice = CqeStatus::Success;
+    sc_core::sc_time d = delay;
+    send_message(pool_, qp_event_isock, event, d);
+  }
+}
+
+bool Requester::has_error_pending(const QpState& qp) {
+  // The error completion has not been retired yet if a non-flush error is still queued.
+  for (const Pending& p : qp.pending) {
+    if (p.done && p.status != CqeStatus::Success && p.status != CqeStatus::Flush) return true;
+  }
+  return false;
 }
 
 }  // namespace rnic

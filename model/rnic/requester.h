@@ -39,6 +39,7 @@ class Requester : public sc_core::sc_module {
   InitiatorSocket<Requester> tx_isock;      // Port
   InitiatorSocket<Requester> cq_isock;      // CompletionEngine
   InitiatorSocket<Requester> dma_isock;     // QP context reads
+  InitiatorSocket<Requester> qp_event_isock;  // this QP's Responder side: a local error
 
   Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
             uint32_t node_id);
@@ -72,10 +73,13 @@ class Requester : public sc_core::sc_module {
     uint64_t sequence;
   };
   struct QpState {
+    uint32_t qpn = 0;
     std::deque<Pending> pending;  // posting order; deque keeps references stable on push
     uint64_t next_sequence = 0;
     uint32_t reads_outstanding = 0;
     bool error = false;
+    // A local error still to be told to the responder side, after its completion is out.
+    CqeStatus responder_notice = CqeStatus::Success;
     // Notified whenever a request of this QP finishes (ORD slots, fences).
     std::unique_ptr<sc_core::sc_event> progress = std::make_unique<sc_core::sc_event>();
   };
@@ -86,6 +90,7 @@ class Requester : public sc_core::sc_module {
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
   const QpcEntry* qpc(uint32_t qpn, sc_core::sc_time& delay);
+  QpState& state(uint32_t qpn);
   Pending* find(QpState& qp, uint64_t sequence);
   void execute_read(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
                     const Wqe& wqe, sc_core::sc_time& delay);
@@ -107,6 +112,7 @@ class Requester : public sc_core::sc_module {
   void finish(QpState& qp, Pending& p, CqeStatus status);
   void flush_after(QpState& qp, uint64_t sequence);
   void retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
+  static bool has_error_pending(const QpState& qp);
   void retry_thread();
   void wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay);
   // Local-invalidate fence: waits until every earlier request of the QP has finished.

@@ -11,6 +11,7 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       request_tsock("request_tsock"),
       ctrl_tsock("ctrl_tsock"),
       doorbell_tsock("doorbell_tsock"),
+      qp_event_tsock("qp_event_tsock"),
       check_isock("check_isock"),
       xlate_isock("xlate_isock"),
       read_isock("read_isock"),
@@ -37,6 +38,7 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
   request_tsock.register_b_transport(this, &Responder::request_b_transport);
   ctrl_tsock.register_b_transport(this, &Responder::ctrl_b_transport);
   doorbell_tsock.register_b_transport(this, &Responder::doorbell_b_transport);
+  qp_event_tsock.register_b_transport(this, &Responder::qp_event_b_transport);
 }
 
 const QpcEntry* Responder::qpc(uint32_t qpn, sc_core::sc_time& delay) {

@@ -28,6 +28,7 @@ class Responder : public sc_core::sc_module {
   TargetSocket<Responder> request_tsock;      // requests from the Port
   TargetSocket<Responder> ctrl_tsock;         // context changes
   TargetSocket<Responder> doorbell_tsock;     // receive-queue doorbells
+  TargetSocket<Responder> qp_event_tsock;     // QP errors found by this QP's Requester side
   InitiatorSocket<Responder> check_isock;     // ProtectionChecker
   InitiatorSocket<Responder> xlate_isock;     // Mtt
   InitiatorSocket<Responder> read_isock;      // DmaReadEngine
@@ -53,6 +54,7 @@ class Responder : public sc_core::sc_module {
   void request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   const QpcEntry* qpc(uint32_t qpn, sc_core::sc_time& delay);
   // Consumes the next receive for a send; sets *rnr when none is posted.
   CqeStatus serve_send(const Packet& request, const QpcEntry& qpc, QpState& qp, bool* rnr,

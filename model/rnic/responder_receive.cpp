@@ -16,6 +16,16 @@ void Responder::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   if (qp.error) flush_receives(db->number, qp, delay);
 }
 
+void Responder::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const QpErrorEvent* event = message_of<QpErrorEvent>(gp);
+  if (!event || event->qpn >= icm_.qpc_entries) return;
+  QpState& qp = qps_[event->qpn];
+  if (qp.error) return;
+  qp.error = true;
+  flush_receives(event->qpn, qp, delay);
+}
+
 Wqe Responder::read_receive(const QpcEntry& context, uint32_t index, sc_core::sc_time& delay) {
   uint8_t raw[kWqeBytes];
   const uint64_t addr = context.rq_base + uint64_t(index % context.rq_depth) * kWqeBytes;

@@ -9,6 +9,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
       pcie_isock("pcie_isock"),
       net_isock("net_isock"),
       net_tsock("net_tsock"),
+      bench_tsock("bench_tsock"),
       config_(config),
       icm_(IcmLayout::from(config.qp)),
       endpoint("endpoint"),
@@ -21,12 +22,15 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
       requester("requester", config, icm_, node_id),
       responder("responder", config, icm_, node_id),
       completion("completion", config, icm_),
-      port("port", config) {
+      port("port", config),
+      bench("bench") {
   // Outside faces (hierarchical binding).
   mmio_tsock.bind(doorbells.mmio_tsock);
   endpoint.pcie_isock.bind(pcie_isock);
   port.wire_isock.bind(net_isock);
   net_tsock.bind(port.wire_tsock);
+  bench_tsock.bind(bench.control_tsock);
+  bench.read_isock.bind(dma_read.read_tsock);
 
   // Doorbells and context changes.
   doorbells.fetcher_isock.bind(fetcher.doorbell_tsock);
@@ -67,6 +71,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   responder.write_isock.bind(dma_write.write_tsock);
   responder.tx_isock.bind(port.tx_tsock);
   responder.qp_event_isock.bind(requester.qp_event_tsock);
+  requester.qp_event_isock.bind(responder.qp_event_tsock);
   responder.cq_isock.bind(completion.cqe_tsock);
 }
 
@@ -74,7 +79,7 @@ void Rnic::visit_stats(const StatVisitor& visit) const {
   for (const StatGroup* group :
        {&endpoint.stats, &doorbells.stats, &fetcher.stats, &protection.stats, &mtt.stats,
         &dma_read.stats, &dma_write.stats, &requester.stats, &responder.stats, &completion.stats,
-        &port.stats}) {
+        &port.stats, &bench.stats}) {
     for (const Counter& c : group->counters()) visit(group->owner(), c);
   }
 }

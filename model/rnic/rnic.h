@@ -8,6 +8,7 @@
 
 #include "model/config.h"
 #include "model/rnic/completion_engine.h"
+#include "model/rnic/dma_bench.h"
 #include "model/rnic/dma_read_engine.h"
 #include "model/rnic/dma_write_engine.h"
 #include "model/rnic/doorbells.h"
@@ -29,6 +30,7 @@ class Rnic : public sc_core::sc_module {
   tlm::tlm_initiator_socket<> pcie_isock;  // DMA, to the PCIe link
   tlm::tlm_initiator_socket<> net_isock;   // packets to the fabric
   tlm::tlm_target_socket<> net_tsock;      // packets from the fabric
+  tlm::tlm_target_socket<> bench_tsock;    // the DMA benchmark engine's control (dma_bench)
 
   Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node_id);
 
@@ -52,6 +54,7 @@ class Rnic : public sc_core::sc_module {
   Responder responder;
   CompletionEngine completion;
   Port port;
+  DmaBench bench;
 };
 
 }  // namespace rnic

@@ -36,6 +36,7 @@ struct RequesterBench {
   MessageSink<DmaRequest> dma_read{"dma_read"};
   MessageSink<Packet> tx{"tx"};
   MessageSink<CompletionRecord> cq{"cq"};
+  MessageSink<QpErrorEvent> responder_notice{"responder_notice"};
   MemoryStub memory{"memory"};
   std::map<uint64_t, uint8_t> landed;  // bytes written through the DMA write engine
 
@@ -52,6 +53,7 @@ struct RequesterBench {
     requester.tx_isock.bind(tx.tsock);
     requester.cq_isock.bind(cq.tsock);
     requester.dma_isock.bind(memory.tsock);
+    requester.qp_event_isock.bind(responder_notice.tsock);
 
     QpcEntry q;
     q.valid = 1;
@@ -250,6 +252,11 @@ TEST_CASE("requester: a local protection error completes with an error, later WQ
   CHECK(t.check.size() == 1);  // flushed requests are never checked
   CHECK(counter(t.requester.stats, "errors") == 1);
   CHECK(counter(t.requester.stats, "flushed") == 2);
+  // The whole QP is in error: its responder side is told once, after the error completion.
+  REQUIRE(t.responder_notice.size() == 1);
+  CHECK(t.responder_notice[0].qpn == kQpn);
+  CHECK(t.responder_notice[0].cause == CqeStatus::LocalProtection);
+  CHECK(t.responder_notice.received[0].at >= t.cq.received[0].at);
 }
 
 TEST_CASE("requester: SILENT_SUCCESS suppresses a success completion, never a failure",

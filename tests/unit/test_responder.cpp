@@ -29,6 +29,7 @@ struct ResponderBench {
   InitiatorStub port_rx{"port_rx"};
   InitiatorStub ctrl{"ctrl"};
   InitiatorStub doorbell{"doorbell"};
+  InitiatorStub requester_notice{"requester_notice"};
   MessageSink<ProtectionRequest> check{"check"};
   MessageSink<TranslateRequest> xlate{"xlate"};
   MessageSink<DmaRequest> dma_read{"dma_read"};
@@ -43,6 +44,7 @@ struct ResponderBench {
     port_rx.isock.bind(responder.request_tsock);
     ctrl.isock.bind(responder.ctrl_tsock);
     doorbell.isock.bind(responder.doorbell_tsock);
+    requester_notice.isock.bind(responder.qp_event_tsock);
     responder.check_isock.bind(check.tsock);
     responder.xlate_isock.bind(xlate.tsock);
     responder.read_isock.bind(dma_read.tsock);
