@@ -155,7 +155,9 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
       qp.in_service.resize(ird);
     }
     if (qp.error) {
-      status = CqeStatus::RemoteOperation;
+      // A QP in the error state drops incoming packets (IB); the requester's retries then run
+      // out. The retransmissions are not simulated one by one, only their outcome.
+      status = CqeStatus::RetryExceeded;
     } else {
       const QpcEntry context = *qpc;
       status = send    ? serve_send(*request, context, qp, &rnr, delay)

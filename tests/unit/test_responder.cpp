@@ -181,7 +181,7 @@ TEST_CASE("responder: a failed remote check NAKs and puts the QP in error", "[tl
   CHECK(t.tx[0].sequence == 1);
   CHECK(t.tx[0].payload.empty());
   CHECK(t.tx[1].kind == PacketKind::Nak);  // the QP stays in error
-  CHECK(t.tx[1].syndrome == CqeStatus::RemoteOperation);
+  CHECK(t.tx[1].syndrome == CqeStatus::RetryExceeded);  // dropped: the peer's retries run out
   REQUIRE(t.qp_event.size() == 1);  // reported once
   CHECK(t.qp_event[0].qpn == kQpn);
   CHECK(t.qp_event[0].cause == CqeStatus::RemoteAccess);
