@@ -66,6 +66,8 @@ void fail_step(StepResult& result, const std::string& expected, const std::strin
 // Helpers of the data verbs.
 std::vector<ndk::NDK_SGE> build_sgl(RunContext& ctx, const Step& step);
 void resolve_remote(RunContext& ctx, const RemoteSpec& remote, uint64_t* address, uint32_t* token);
+// Posts the step's Read (write = false) or Write.
+void exec_rdma(RunContext& ctx, const Step& step, StepResult& result, bool write);
 
 // Executors: one per op. They spend simulated time only through the adapter and wait().
 using Executor = void (*)(RunContext&, const Step&, StepResult&);

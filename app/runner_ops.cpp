@@ -163,16 +163,24 @@ void resolve_remote(RunContext& ctx, const RemoteSpec& remote, uint64_t* address
                                     : a.GetRemoteTokenFromMr(o.handle);
 }
 
-void exec_read(RunContext& ctx, const Step& step, StepResult& result) {
+// Read and Write take the same fields: the local SGL and the remote side.
+void exec_rdma(RunContext& ctx, const Step& step, StepResult& result, bool write) {
   host::Adapter& a = ctx.adapter_of(step.qp);
   const std::vector<ndk::NDK_SGE> sgl = build_sgl(ctx, step);
   uint64_t address = 0;
   uint32_t token = 0;
   resolve_remote(ctx, step.remote, &address, &token);
+  const ndk::NDK_SGE* list = sgl.empty() ? nullptr : sgl.data();
+  const uint32_t n = uint32_t(sgl.size());
+  const uint64_t context = ctx.resolve(step.context);
   const uint32_t status =
-      a.NdkRead(ctx.handle(step.qp), ctx.resolve(step.context), sgl.empty() ? nullptr : sgl.data(),
-                uint32_t(sgl.size()), address, token, step.flags);
+      write ? a.NdkWrite(ctx.handle(step.qp), context, list, n, address, token, step.flags)
+            : a.NdkRead(ctx.handle(step.qp), context, list, n, address, token, step.flags);
   ctx.check_status(step, status, a, result);
+}
+
+void exec_read(RunContext& ctx, const Step& step, StepResult& result) {
+  exec_rdma(ctx, step, result, false);
 }
 
 }  // namespace rnic::app

@@ -33,15 +33,7 @@ void exec_invalidate(RunContext& ctx, const Step& step, StepResult& result) {
 }
 
 void exec_write(RunContext& ctx, const Step& step, StepResult& result) {
-  host::Adapter& a = ctx.adapter_of(step.qp);
-  const std::vector<ndk::NDK_SGE> sgl = build_sgl(ctx, step);
-  uint64_t address = 0;
-  uint32_t token = 0;
-  resolve_remote(ctx, step.remote, &address, &token);
-  const uint32_t status =
-      a.NdkWrite(ctx.handle(step.qp), ctx.resolve(step.context), sgl.empty() ? nullptr : sgl.data(),
-                 uint32_t(sgl.size()), address, token, step.flags);
-  ctx.check_status(step, status, a, result);
+  exec_rdma(ctx, step, result, true);
 }
 
 void exec_send(RunContext& ctx, const Step& step, StepResult& result) {

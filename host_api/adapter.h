@@ -146,6 +146,7 @@ class Adapter {
   struct Impl;  // the driver's private state (adapter_impl.h)
 
  private:
+  uint32_t create_mpt_entry(PdHandle pd, MptKind kind, NTSTATUS* status);
   QpInfo* begin_post(QpHandle qp, NTSTATUS* status);
   NTSTATUS fail_post(QpHandle qp, NTSTATUS status, const std::string& why);
   NTSTATUS post(QpHandle qpn, QpInfo& qp, const Wqe& wqe);

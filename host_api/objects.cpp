@@ -95,27 +95,40 @@ NTSTATUS Adapter::Connect(Adapter& a, QpHandle qp_a, Adapter& b, QpHandle qp_b) 
   return STATUS_SUCCESS;
 }
 
-NTSTATUS Adapter::CreateMr(PdHandle pd, bool fast_register, MrHandle* out) {
+// A new MPT entry of `kind`, FREE, in `pd`; tells the device. 0 (with last_error_) on failure.
+uint32_t Adapter::create_mpt_entry(PdHandle pd, MptKind kind, NTSTATUS* status) {
   Impl& s = *impl_;
-  if (!out || !s.pds.count(pd)) {
+  if (!s.pds.count(pd)) {
     last_error_ = "unknown PD";
-    return STATUS_INVALID_PARAMETER;
+    *status = STATUS_INVALID_PARAMETER;
+    return 0;
   }
   if (s.next_mpt >= s.icm.mpt_entries || s.next_mpt > 0xffffff) {
     last_error_ = "MPT table full";
-    return STATUS_INSUFFICIENT_RESOURCES;
+    *status = STATUS_INSUFFICIENT_RESOURCES;
+    return 0;
   }
-  const MrHandle index = s.next_mpt++;
-  MrInfo info;
-  info.pd = pd;
-  info.fast_register = fast_register;
-  s.mrs[index] = info;
+  const uint32_t index = s.next_mpt++;
   MptEntry e;
   e.state = MptState::Free;
-  e.kind = fast_register ? MptKind::FastMr : MptKind::Mr;
+  e.kind = kind;
   e.pd = pd;
   s.write_mpt(index, e);
   s.context_changed(ContextKind::Mpt, index);
+  *status = STATUS_SUCCESS;
+  return index;
+}
+
+NTSTATUS Adapter::CreateMr(PdHandle pd, bool fast_register, MrHandle* out) {
+  if (!out) return STATUS_INVALID_PARAMETER;
+  NTSTATUS status;
+  const MrHandle index =
+      create_mpt_entry(pd, fast_register ? MptKind::FastMr : MptKind::Mr, &status);
+  if (status != STATUS_SUCCESS) return status;
+  MrInfo info;
+  info.pd = pd;
+  info.fast_register = fast_register;
+  impl_->mrs[index] = info;
   *out = index;
   return STATUS_SUCCESS;
 }
@@ -195,23 +208,11 @@ NTSTATUS Adapter::DeregisterMr(MrHandle mr) {
 }
 
 NTSTATUS Adapter::CreateMw(PdHandle pd, MwHandle* out) {
-  Impl& s = *impl_;
-  if (!out || !s.pds.count(pd)) {
-    last_error_ = "unknown PD";
-    return STATUS_INVALID_PARAMETER;
-  }
-  if (s.next_mpt >= s.icm.mpt_entries || s.next_mpt > 0xffffff) {
-    last_error_ = "MPT table full";
-    return STATUS_INSUFFICIENT_RESOURCES;
-  }
-  const MwHandle index = s.next_mpt++;
-  s.mws[index] = MwInfo{pd, 0};
-  MptEntry e;
-  e.state = MptState::Free;
-  e.kind = MptKind::Mw;
-  e.pd = pd;
-  s.write_mpt(index, e);
-  s.context_changed(ContextKind::Mpt, index);
+  if (!out) return STATUS_INVALID_PARAMETER;
+  NTSTATUS status;
+  const MwHandle index = create_mpt_entry(pd, MptKind::Mw, &status);
+  if (status != STATUS_SUCCESS) return status;
+  impl_->mws[index] = MwInfo{pd, 0};
   *out = index;
   return STATUS_SUCCESS;
 }

@@ -97,6 +97,9 @@ class Requester : public sc_core::sc_module {
   // Write, Send, SendAndInvalidate: reads the source SGEs and transmits the data.
   void execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
                         const Wqe& wqe, sc_core::sc_time& delay);
+  // Fills tx_packet_'s header for a request of this QP (the payload is the caller's).
+  void start_request(PacketKind kind, uint32_t qpn, const QpcEntry& qpc, uint64_t sequence,
+                     const Wqe& wqe, uint64_t length);
   CqeStatus execute_bind(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
                          sc_core::sc_time& delay);
   CqeStatus execute_fast_register(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,

@@ -60,7 +60,18 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
     finish(qp, *p, CqeStatus::Flush);
     return;
   }
-  tx_packet_.kind = PacketKind::ReadRequest;
+  start_request(PacketKind::ReadRequest, qpn, context, sequence, wqe, total);
+  tx_packet_.payload.clear();
+  p->awaiting_response = true;
+  p->bytes = uint32_t(total);
+  ++qp.reads_outstanding;
+  ++reads_;
+  send_message(pool_, tx_isock, tx_packet_, delay);
+}
+
+void Requester::start_request(PacketKind kind, uint32_t qpn, const QpcEntry& context,
+                              uint64_t sequence, const Wqe& wqe, uint64_t length) {
+  tx_packet_.kind = kind;
   tx_packet_.src_node = node_id_;
   tx_packet_.dst_node = context.peer_node;
   tx_packet_.src_qpn = qpn;
@@ -68,14 +79,9 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
   tx_packet_.sequence = sequence;
   tx_packet_.remote_addr = wqe.remote_addr;
   tx_packet_.remote_token = wqe.remote_token;
-  tx_packet_.length = uint32_t(total);
+  tx_packet_.length = uint32_t(length);
   tx_packet_.syndrome = CqeStatus::Success;
-  tx_packet_.payload.clear();
-  p->awaiting_response = true;
-  p->bytes = uint32_t(total);
-  ++qp.reads_outstanding;
-  ++reads_;
-  send_message(pool_, tx_isock, tx_packet_, delay);
+  tx_packet_.invalidate = false;
 }
 
 CqeStatus Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
@@ -124,17 +130,9 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
     offset += source.length;
   }
   const bool send = wqe.opcode == WqeOpcode::Send || wqe.opcode == WqeOpcode::SendInvalidate;
-  tx_packet_.kind = send ? PacketKind::SendRequest : PacketKind::WriteRequest;
+  start_request(send ? PacketKind::SendRequest : PacketKind::WriteRequest, qpn, context, sequence,
+                wqe, total);
   tx_packet_.invalidate = wqe.opcode == WqeOpcode::SendInvalidate;
-  tx_packet_.src_node = node_id_;
-  tx_packet_.dst_node = context.peer_node;
-  tx_packet_.src_qpn = qpn;
-  tx_packet_.dst_qpn = context.peer_qpn;
-  tx_packet_.sequence = sequence;
-  tx_packet_.remote_addr = wqe.remote_addr;
-  tx_packet_.remote_token = wqe.remote_token;
-  tx_packet_.length = uint32_t(total);
-  tx_packet_.syndrome = CqeStatus::Success;
   p->awaiting_response = true;
   p->bytes = uint32_t(total);
   p->sinks = 0;  // nothing to land on the acknowledgement
