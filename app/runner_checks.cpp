@@ -74,18 +74,21 @@ void exec_poll(RunContext& ctx, const Step& step, StepResult& result) {
                 which + "expected type " + e + ", got " + g + " (" + describe(r) + ")");
       return;
     }
-    if (want.context && ctx.resolve(*want.context) != r.RequestContext) {
-      const std::string e = std::to_string(ctx.resolve(*want.context));
-      const std::string g = std::to_string(r.RequestContext);
+    // The numeric fields, each checked only when the step gives it.
+    const struct {
+      const char* name;
+      const std::optional<Value>& want;
+      uint64_t got;
+    } numbers[] = {{"context", want.context, r.RequestContext},
+                   {"bytes", want.bytes, r.BytesTransferred},
+                   {"qp_context", want.qp_context, r.QPContext},
+                   {"type_specific", want.type_specific, r.TypeSpecific}};
+    for (const auto& n : numbers) {
+      if (!n.want || ctx.resolve(*n.want) == n.got) continue;
+      const std::string e = std::to_string(ctx.resolve(*n.want));
+      const std::string g = std::to_string(n.got);
       fail_step(result, e, g,
-                which + "expected context " + e + ", got " + g + " (" + describe(r) + ")");
-      return;
-    }
-    if (want.bytes && ctx.resolve(*want.bytes) != r.BytesTransferred) {
-      const std::string e = std::to_string(ctx.resolve(*want.bytes));
-      const std::string g = std::to_string(r.BytesTransferred);
-      fail_step(result, e, g,
-                which + "expected bytes " + e + ", got " + g + " (" + describe(r) + ")");
+                which + "expected " + n.name + " " + e + ", got " + g + " (" + describe(r) + ")");
       return;
     }
   }

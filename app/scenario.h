@@ -84,6 +84,8 @@ struct CompletionExpect {
   std::optional<uint32_t> type;
   std::optional<uint32_t> status;
   std::optional<Value> bytes;
+  std::optional<Value> qp_context;     // the QPContext given at create_qp
+  std::optional<Value> type_specific;  // ReceiveAndInvalidate: the invalidated token
 };
 
 // A workload metric bound: {"gbps": {"min": 10}}.
