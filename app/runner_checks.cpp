@@ -93,8 +93,12 @@ void exec_poll(RunContext& ctx, const Step& step, StepResult& result) {
     }
   }
   // A full ring is an error, never a silent drop (SPEC.md section 1).
-  if (a.CqOverflowed(cq))
-    fail_step(result, "no overflow", "overflow", "CQ " + quote(step.cq) + " overflowed");
+  // `overflow: true` expects the ring to have overflowed; otherwise an overflow is a failure.
+  const bool overflowed = a.CqOverflowed(cq);
+  if (overflowed != step.expect_overflow)
+    fail_step(result, overflowed ? "no overflow" : "overflow",
+              overflowed ? "overflow" : "no overflow",
+              "CQ " + quote(step.cq) + (overflowed ? " overflowed" : " did not overflow"));
 }
 
 void exec_expect_memory(RunContext& ctx, const Step& step, StepResult& result) {

@@ -119,6 +119,7 @@ struct Step {
   Fill fill = Fill::None;
   uint8_t fill_byte = 0;
   bool random_pattern = false;  // dma_bench pattern
+  bool expect_overflow = false; // poll: the CQ must have overflowed (an error otherwise)
   std::string kind;             // dma_bench kind
 
   // data-path details

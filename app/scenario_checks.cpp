@@ -46,6 +46,7 @@ void add_wait(const Reader& r, const std::string& key, uint64_t ns) {
 void parse_poll(const Reader& r, Step& s) {
   s.cq = r.object("cq", {K::Cq});
   s.node_index = r.symbol(s.cq).node;
+  s.expect_overflow = r.boolean_or("overflow", false);
   if (r.has("expect")) {
     const json& list = r.at("expect");
     if (!list.is_array()) {

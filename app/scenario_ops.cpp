@@ -240,7 +240,7 @@ const std::vector<OpInfo>& op_table() {
       {"send", Op::Send, {"qp", "sgl", "flags", "context", "invalidate", "expect"}, parse_send},
       {"receive", Op::Receive, {"qp", "sgl", "context", "expect"}, parse_receive},
       {"flush", Op::Flush, {"qp", "expect"}, parse_flush},
-      {"poll", Op::Poll, {"cq", "count", "timeout_ns", "expect"}, parse_poll},
+      {"poll", Op::Poll, {"cq", "count", "timeout_ns", "expect", "overflow"}, parse_poll},
       {"expect_memory",
        Op::ExpectMemory,
        {"buffer", "offset", "length", "equals", "bytes", "fill", "expect"},
