@@ -3,13 +3,18 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <memory>
+
+#include <unistd.h>
 
 #include "app/params.h"
 #include "app/results.h"
 #include "app/runner.h"
 #include "app/scenario.h"
 #include "app/text.h"
+#include "app/trace_writer.h"
 
 namespace rnic::app {
 
@@ -30,10 +35,14 @@ const char* const kUsage =
 const char* const kRunUsage =
     "usage: rnicsim run FILE.json [--out results.json] [--trace trace.json] [--vcd waves.vcd]\n"
     "                             [--set key=value ...] [--seed N] [--quiet]\n"
+    "                             [--trace-limit N] [--vcd-period NS]\n"
     "\n"
     "  --out FILE     write the results JSON (config, per-step results, statistics)\n"
-    "  --trace FILE   timeline trace (not supported yet: a warning, the run continues)\n"
-    "  --vcd FILE     waveforms (not supported yet: a warning, the run continues)\n"
+    "  --trace FILE   timeline of every WQE's stages, Chrome/Perfetto trace-event JSON\n"
+    "                 (open in ui.perfetto.dev or chrome://tracing)\n"
+    "  --trace-limit N  record at most N trace events (default 200000), then stop recording\n"
+    "  --vcd FILE     waveforms of key signals per node (SystemC VCD)\n"
+    "  --vcd-period NS  sampling period of the waveforms (default 100 ns)\n"
     "  --set K=V      override a config key (see `rnicsim params`); repeatable\n"
     "  --seed N       seed for every random choice (default: the file's, else 1)\n"
     "  --quiet        no summary on stdout\n";
@@ -58,14 +67,14 @@ const char* const kPresetsUsage =
 // Options that take a value; `--name=value` is accepted too.
 bool takes_value(const std::string& o) {
   return o == "--out" || o == "--trace" || o == "--vcd" || o == "--set" || o == "--seed" ||
-         o == "--preset";
+         o == "--preset" || o == "--trace-limit" || o == "--vcd-period";
 }
 
 bool allowed(const std::string& command, const std::string& o) {
   if (o == "--help" || o == "-h") return true;
   if (command == "run")
     return o == "--out" || o == "--trace" || o == "--vcd" || o == "--set" || o == "--seed" ||
-           o == "--quiet" || o == "-q";
+           o == "--quiet" || o == "-q" || o == "--trace-limit" || o == "--vcd-period";
   if (command == "validate") return o == "--set" || o == "--quiet" || o == "-q";
   if (command == "params") return o == "--preset";
   return false;
@@ -144,10 +153,21 @@ int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
     err << file_error(o.file, e) << '\n';
     return kExitInvalid;
   }
-  if (!o.trace.empty()) err << "rnicsim: --trace is not supported yet; no trace written\n";
-  if (!o.vcd.empty()) err << "rnicsim: --vcd is not supported yet; no waveforms written\n";
   const uint64_t seed = o.seed.value_or(scenario.seed);
-  const RunResult run = run_scenario(scenario, seed);
+  std::unique_ptr<TraceWriter> trace;
+  RunOptions options;
+  if (!o.trace.empty()) {
+    trace = std::make_unique<TraceWriter>(o.trace_limit, &err);
+    trace->set_info("scenario", scenario.name);
+    trace->set_info("rnicsim_version", version());
+    options.trace = trace.get();
+  }
+  options.vcd = o.vcd;
+  options.vcd_period_ns = o.vcd_period_ns;
+  // A progress line for long runs, only for a person watching a terminal.
+  const char* force = std::getenv("RNICSIM_PROGRESS");
+  options.progress = force ? std::string(force) == "1" : !o.quiet && isatty(STDERR_FILENO);
+  const RunResult run = run_scenario(scenario, seed, options);
 
   int status = kExitPassed;
   switch (run.outcome) {
@@ -165,6 +185,12 @@ int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
       err << o.file << ": internal error: " << run.message << '\n';
       status = kExitInternal;
       break;
+  }
+  for (const std::string& error :
+       {trace ? trace->write_file(o.trace) : std::string(), options.vcd_error}) {
+    if (error.empty()) continue;
+    err << "rnicsim: " << error << '\n';
+    if (status == kExitPassed) status = kExitInvalid;
   }
   if (!o.out.empty()) {
     const std::string error = write_json_file(o.out, results_json(scenario, run, seed));
@@ -233,6 +259,14 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
       if (arg == "--vcd") o->vcd = value;
       if (arg == "--preset") o->preset = value;
       if (arg == "--set") o->sets.push_back(value);
+      if (arg == "--trace-limit" || arg == "--vcd-period") {
+        uint64_t n = 0;
+        if (!parse_unsigned(value, &n) || n == 0) {
+          *error = arg + " needs a positive integer, got " + quote(value);
+          return false;
+        }
+        (arg == "--trace-limit" ? o->trace_limit : o->vcd_period_ns) = n;
+      }
       if (arg == "--seed") {
         uint64_t seed = 0;
         if (!parse_unsigned(value, &seed)) {

@@ -22,6 +22,8 @@ struct CliOptions {
   std::string out, trace, vcd;
   std::vector<std::string> sets;  // "key=value"
   std::optional<uint64_t> seed;
+  uint64_t trace_limit = 200000;  // --trace-limit: events in the trace at most
+  uint64_t vcd_period_ns = 100;   // --vcd-period: sampling period of the waveforms
   std::string preset;  // params --preset
   bool quiet = false;
   bool help = false;  // COMMAND --help

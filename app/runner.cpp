@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/runner.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <systemc>
 
 #include "app/runner_context.h"
 #include "app/text.h"
+#include "app/vcd_probe.h"
 
 namespace rnic::app {
 
@@ -70,6 +73,51 @@ class Driver : public sc_core::sc_module {
   RunContext& ctx_;
   RunResult& result_;
 };
+
+// Runs the simulation to its end. With `progress`, in slices of simulated time sized to about
+// 50 ms of wall time each, printing one updated line on stderr once the run has taken 2 s:
+// the same events in the same order as one sc_start(), with a look at the clock in between.
+void simulate(const Driver& driver, const RunResult& result, size_t steps, bool progress) {
+  if (!progress) {
+    sc_core::sc_start();
+    return;
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto shown = start;
+  bool showing = false;
+  sc_core::sc_time chunk(1, sc_core::SC_US);
+  // The first slice elaborates and initialises: nothing is pending before it.
+  for (bool first = true; first || (!driver.finished &&
+                                    sc_core::sc_get_status() != sc_core::SC_STOPPED &&
+                                    sc_core::sc_pending_activity());
+       first = false) {
+    const auto before = Clock::now();
+    // Never a slice with nothing in it (SystemC warns about those): at least to the next event.
+    const sc_core::sc_time step =
+        first ? chunk : std::max(chunk, sc_core::sc_time_to_pending_activity());
+    sc_core::sc_start(step, sc_core::SC_EXIT_ON_STARVATION);
+    const auto now = Clock::now();
+    const double wall = std::chrono::duration<double>(now - before).count();
+    if (wall < 0.025) {
+      chunk = chunk * 2;
+    } else if (wall > 0.1 && chunk > sc_core::sc_time(2, sc_core::SC_NS)) {
+      chunk = chunk / 2;
+    }
+    const double elapsed = std::chrono::duration<double>(now - start).count();
+    if (elapsed < 2.0 || std::chrono::duration<double>(now - shown).count() < 0.2) continue;
+    shown = now;
+    showing = true;
+    const double sim_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
+    std::fprintf(stderr, "\r\033[Krnicsim: %.3f us simulated, %zu/%zu steps done, %.3f us/s, %.1f s",
+                 sim_us, result.steps.size(), steps, sim_us / elapsed, elapsed);
+    std::fflush(stderr);
+  }
+  if (showing) {
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+  }
+}
 
 }  // namespace
 
@@ -224,6 +272,11 @@ std::string failure_line(const StepResult& step) {
 }
 
 RunResult run_scenario(const Scenario& scenario, uint64_t seed) {
+  RunOptions none;
+  return run_scenario(scenario, seed, none);
+}
+
+RunResult run_scenario(const Scenario& scenario, uint64_t seed, RunOptions& options) {
   RunResult result;
   const auto wall_start = std::chrono::steady_clock::now();
   const std::string unsupported = check_supported(scenario);
@@ -239,7 +292,15 @@ RunResult run_scenario(const Scenario& scenario, uint64_t seed) {
     System system(scenario.config, scenario.nodes);
     RunContext ctx(scenario, system, seed);
     Driver driver("driver", ctx, result);
-    sc_core::sc_start();
+    system.attach_trace(options.trace);
+    std::unique_ptr<VcdProbe> probe;
+    if (!options.vcd.empty()) {
+      probe = std::make_unique<VcdProbe>(
+          "vcd_probe", system, options.vcd,
+          sc_core::sc_time(double(std::max<uint64_t>(1, options.vcd_period_ns)), sc_core::SC_NS));
+    }
+    simulate(driver, result, scenario.steps.size(), options.progress);
+    if (probe) options.vcd_error = probe->close();
     if (!driver.finished && result.outcome == RunOutcome::Passed) {
       result.outcome = RunOutcome::Internal;
       result.message =

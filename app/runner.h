@@ -11,6 +11,7 @@
 
 #include "app/scenario.h"
 #include "host_api/ndk.h"
+#include "tlm/trace.h"
 
 namespace rnic::app {
 
@@ -56,8 +57,18 @@ std::string unsupported_reason(const Step& step);
 // First unsupported step as "steps[i]: reason", or empty.
 std::string check_supported(const Scenario& scenario);
 
+// What to record besides the results.
+struct RunOptions {
+  TraceSink* trace = nullptr;  // timeline slices (app/trace_writer.h); null: none
+  std::string vcd;             // waveform file (app/vcd_probe.h); empty: none
+  uint64_t vcd_period_ns = 100;
+  std::string vcd_error;       // out: why the VCD file could not be finished, or ""
+  bool progress = false;       // a progress line on stderr once a run takes over ~2 s
+};
+
 // Elaborates and simulates. Call once per process (SystemC elaborates once).
 RunResult run_scenario(const Scenario& scenario, uint64_t seed);
+RunResult run_scenario(const Scenario& scenario, uint64_t seed, RunOptions& options);
 
 // "step 12 (poll): expected status STATUS_SUCCESS, got STATUS_ACCESS_VIOLATION"
 std::string failure_line(const StepResult& step);

@@ -42,6 +42,8 @@ class RunContext {
   std::map<std::string, uint64_t> saved;
 
   void create_adapters();  // inside the SystemC thread: the driver talks to the device
+  // The run's seed: --seed when given, else the file's (Scenario::seed is only the latter).
+  uint64_t seed() const { return seed_; }
   host::Adapter& adapter(uint32_t node) { return *adapters.at(node); }
   const RtObject& object(const std::string& name) const;
   host::Adapter& adapter_of(const std::string& name) { return adapter(object(name).node); }

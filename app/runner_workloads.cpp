@@ -84,7 +84,7 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
   const uint64_t span = std::max<uint64_t>(step.remote.span, std::max<uint64_t>(size, 1));
   const uint64_t slots = std::max<uint64_t>(1, span / std::max<uint64_t>(size, 1));
   const uint64_t outstanding = step.outstanding;
-  std::mt19937_64 rng(ctx.scenario.seed ^ (step.index * 0x9E3779B97F4A7C15ull));
+  std::mt19937_64 rng(ctx.seed() ^ (step.index * 0x9E3779B97F4A7C15ull));
 
   const CacheCounts before = cache_counts(ctx.system);
   const double start_ns = now_ns();
@@ -166,7 +166,7 @@ void exec_dma_bench(RunContext& ctx, const Step& step, StepResult& result) {
   const double start_ns = now_ns();
   if (status == ndk::STATUS_SUCCESS) {
     status = a.RunDmaBench(window, uint32_t(step.size), step.count, uint32_t(step.outstanding),
-                           step.random_pattern, ctx.scenario.seed + step.index, &latency);
+                           step.random_pattern, ctx.seed() + step.index, &latency);
   }
   if (!ctx.check_status(step, status, a, result)) return;
   report(step, result, step.count, step.count * step.size, now_ns() - start_ns, latency, before,

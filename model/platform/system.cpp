@@ -50,6 +50,10 @@ void System::visit_stats(const StatVisitor& visit) const {
   for (const Counter& c : switch_->stats.counters()) visit(switch_->stats.owner(), c);
 }
 
+void System::attach_trace(TraceSink* sink) {
+  for (auto& node : nodes_) node->rnic.attach_trace(sink);
+}
+
 uint64_t System::protection_violations() const {
   uint64_t total = 0;
   for (const auto& node : nodes_) {

@@ -33,9 +33,10 @@ void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp,
     return;
   }
   // FIFO order is posting order; a later entry never overtakes an earlier one.
-  sc_core::sc_time at = sc_core::sc_time_stamp() + delay + clock_.cycles(completion_cycles_);
+  const sc_core::sc_time handed = sc_core::sc_time_stamp() + delay;
+  sc_core::sc_time at = handed + clock_.cycles(completion_cycles_);
   if (!queue_.empty() && queue_.back().at > at) at = queue_.back().at;
-  queue_.push_back({at, *record});
+  queue_.push_back({handed, at, *record});
   queued_event_.notify(sc_core::SC_ZERO_TIME);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -65,13 +66,17 @@ void CompletionEngine::write_thread() {
       continue;
     }
     const CompletionRecord record = queue_.front().record;
+    const sc_core::sc_time handed = queue_.front().handed;
     queue_.pop_front();
-    write_entry(record);
+    write_entry(record, handed);
   }
 }
 
-void CompletionEngine::write_entry(const CompletionRecord& record) {
+void CompletionEngine::write_entry(const CompletionRecord& record,
+                                   const sc_core::sc_time& handed) {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  // From hand-over (FIFO wait included) until the CQE (or the overflow flag) is written.
+  const TraceScope slice(trace_, "completion", record.trace_id, handed, delay);
   auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
     return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
                         DmaSource::ContextTable, d);

@@ -19,6 +19,7 @@
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
+#include "tlm/trace.h"
 
 namespace rnic {
 
@@ -31,6 +32,7 @@ class CompletionEngine : public sc_core::sc_module {
 
   CompletionEngine(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
   StatGroup stats;
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 
  private:
   struct CqState {
@@ -38,6 +40,7 @@ class CompletionEngine : public sc_core::sc_module {
     uint32_t consumer = 0;
   };
   struct Queued {
+    sc_core::sc_time handed;  // when the engine handed it over (tracing)
     sc_core::sc_time at;
     CompletionRecord record;
   };
@@ -46,7 +49,7 @@ class CompletionEngine : public sc_core::sc_module {
   void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void write_thread();
-  void write_entry(const CompletionRecord& record);
+  void write_entry(const CompletionRecord& record, const sc_core::sc_time& handed);
 
   IcmLayout icm_;
   Clock clock_;
@@ -56,6 +59,7 @@ class CompletionEngine : public sc_core::sc_module {
   std::unordered_map<uint32_t, CqState> cqs_;
   std::deque<Queued> queue_;
   sc_core::sc_event queued_event_;
+  TraceTrack trace_;
   Counter& completions_;
   Counter& errors_;
   Counter& overflows_;

@@ -20,6 +20,7 @@ void DmaWriteEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_
     return;
   }
   ++requests_;
+  const TraceScope slice(trace_, "DMA write", req->trace_id, delay);
   req->ok = true;
   uint64_t offset = 0;
   // Posted writes, one per page segment (the link splits them at MPS); in order on the link.

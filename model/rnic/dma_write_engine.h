@@ -10,6 +10,7 @@
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
+#include "tlm/trace.h"
 
 namespace rnic {
 
@@ -20,11 +21,13 @@ class DmaWriteEngine : public sc_core::sc_module {
 
   explicit DmaWriteEngine(sc_core::sc_module_name name);
   StatGroup stats;
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
   PayloadPool pool_;
+  TraceTrack trace_;
   Counter& requests_;
   Counter& bytes_;
 };

@@ -34,6 +34,7 @@ struct WorkRequest {
   uint32_t qpn = 0;
   uint32_t wqe_index = 0;
   Wqe wqe;
+  uint64_t trace_id = 0;  // the request's timeline id (tlm/trace.h); 0 = none
 };
 
 // Responder -> Requester of the same device: the QP went to the error state.
@@ -79,6 +80,7 @@ struct ProtectionRequest {
   Region region;
   uint64_t target_va = 0;  // the absolute VA accessed (differs from va for zero-based windows)
   uint32_t new_token = 0;  // Bind: the window's token
+  uint64_t trace_id = 0;   // the work request asking (tracing only)
 };
 
 struct PhysSegment {
@@ -94,6 +96,7 @@ struct PageListLoad {
   uint32_t mtt_index = 0;
   uint8_t page_shift = 12;
   bool ok = false;
+  uint64_t trace_id = 0;  // the work request asking (tracing only)
 };
 
 // Requester / Responder -> Mtt. `segments` keeps its capacity between uses.
@@ -103,6 +106,7 @@ struct TranslateRequest {
   uint64_t length = 0;
   std::vector<PhysSegment> segments;
   bool ok = false;
+  uint64_t trace_id = 0;  // the work request asking (tracing only)
 };
 
 // Responder -> DmaReadEngine, Requester -> DmaWriteEngine.
@@ -111,12 +115,14 @@ struct DmaRequest {
   uint8_t* data = nullptr;  // length = sum of segment lengths
   DmaSource source = DmaSource::ReadData;
   bool ok = false;
+  uint64_t trace_id = 0;  // the work request asking (tracing only)
 };
 
 // Requester / Responder -> CompletionEngine.
 struct CompletionRecord {
   uint32_t cqn = 0;
   Cqe cqe;
+  uint64_t trace_id = 0;  // the work request completed (tracing only)
 };
 
 // On the wire between two ports.
@@ -145,6 +151,7 @@ struct Packet {
   uint32_t length = 0;    // requested / carried bytes
   CqeStatus syndrome = CqeStatus::Success;  // Nak: why
   bool invalidate = false;  // SendRequest: invalidate remote_token at the receiver
+  uint64_t trace_id = 0;    // the requester's work request (tracing only; not on the wire)
   std::vector<uint8_t> payload;
 };
 

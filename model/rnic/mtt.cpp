@@ -109,6 +109,7 @@ bool Mtt::load_page_list(PageListLoad& req, sc_core::sc_time& delay) {
 
 void Mtt::xlate_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   if (PageListLoad* load = message_of<PageListLoad>(gp)) {
+    const TraceScope slice(trace_, "page list load", load->trace_id, delay);
     load->ok = load_page_list(*load, delay);
     if (!load->ok) ++faults_;
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -120,6 +121,7 @@ void Mtt::xlate_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time&
     return;
   }
   ++translations_;
+  const TraceScope slice(trace_, "translate", req->trace_id, delay);
   req->ok = translate(*req, delay);
   if (!req->ok) ++faults_;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -16,6 +16,7 @@
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
+#include "tlm/trace.h"
 
 namespace rnic {
 
@@ -27,6 +28,7 @@ class Mtt : public sc_core::sc_module {
 
   Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
   StatGroup stats;
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 
  private:
   void xlate_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -41,6 +43,7 @@ class Mtt : public sc_core::sc_module {
   PayloadPool pool_;
   SetAssocCache<uint64_t> cache_;
   std::vector<uint8_t> line_;
+  TraceTrack trace_;
   Counter& translations_;
   Counter& pages_;
   Counter& hits_;

@@ -48,6 +48,15 @@ void Port::tx_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
   const sc_core::sc_time sent =
       wire_.reserve(now + delay + clock_.cycles(config_.pipeline_cycles), bytes);
   delay = sent - now;  // the last bit leaves the port
+  if (trace_.on()) {
+    // Serialization only: time queued behind earlier packets is the gap before the slice.
+    static const char* const kNames[] = {"tx ?",   "tx read request", "tx read response",
+                                         "tx NAK", "tx write request", "tx ACK",
+                                         "tx send request", "tx RNR NAK"};
+    const size_t kind = size_t(packet->kind);
+    trace_.slice(kind < 8 ? kNames[kind] : kNames[0], sent - wire_.duration(bytes), sent,
+                 packet->trace_id);
+  }
   wire_isock->b_transport(gp, delay);
 }
 

@@ -13,6 +13,7 @@
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
+#include "tlm/trace.h"
 
 namespace rnic {
 
@@ -26,6 +27,7 @@ class Port : public sc_core::sc_module {
 
   Port(sc_core::sc_module_name name, const RnicConfig& config);
   StatGroup stats;
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 
   // Bytes a packet occupies on the wire.
   static uint64_t wire_bytes(const Packet& packet, const PortConfig& config);
@@ -37,6 +39,7 @@ class Port : public sc_core::sc_module {
   PortConfig config_;
   Clock clock_;
   BandwidthPipe wire_;
+  TraceTrack trace_;
   Counter& tx_packets_;
   Counter& tx_bytes_;
   Counter& rx_packets_;

@@ -129,6 +129,7 @@ void ProtectionChecker::check_b_transport(int, tlm::tlm_generic_payload& gp,
     return;
   }
   ++checks_;
+  const TraceScope slice(trace_, "protection check", req->trace_id, delay);
   delay += clock_.cycles(check_cycles_);
   req->status = handle(*req, delay);
   if (req->status != CqeStatus::Success) ++failures_;

@@ -16,6 +16,7 @@
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
+#include "tlm/trace.h"
 
 namespace rnic {
 
@@ -27,6 +28,7 @@ class ProtectionChecker : public sc_core::sc_module {
 
   ProtectionChecker(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
   StatGroup stats;
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 
  private:
   void check_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -41,6 +43,7 @@ class ProtectionChecker : public sc_core::sc_module {
   uint32_t check_cycles_;
   PayloadPool pool_;
   SetAssocCache<MptEntry> cache_;
+  TraceTrack trace_;
   Counter& checks_;
   Counter& failures_;
   Counter& binds_;

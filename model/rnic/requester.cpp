@@ -110,9 +110,11 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   const uint32_t qpn = work->qpn;
   const Wqe wqe = work->wqe;
   const uint32_t wqe_index = work->wqe_index;
+  const uint64_t trace_id = work->trace_id;
   ++wqes_;
   wait(delay);  // the WQE is decoded; execution starts now
   delay = sc_core::SC_ZERO_TIME;
+  const TraceScope slice(trace_, "execute", trace_id, delay);
 
   QpState& qp = state(qpn);
   const uint64_t sequence = qp.next_sequence++;
@@ -120,6 +122,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   entry.sequence = sequence;
   entry.wr_id = wqe.wr_id;
   entry.wqe_index = wqe_index;
+  entry.trace_id = trace_id;
   entry.opcode = wqe.opcode;
   entry.flags = wqe.flags;
   qp.pending.push_back(entry);
@@ -145,14 +148,14 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     const QpcEntry copy = *context;
     execute_outbound(qpn, qp, copy, sequence, wqe, delay);
   } else if (wqe.opcode == WqeOpcode::Bind) {
-    const CqeStatus status = execute_bind(qpn, *context, wqe, delay);
+    const CqeStatus status = execute_bind(qpn, *context, wqe, trace_id, delay);
     if (Pending* p = find(qp, sequence)) finish(qp, *p, status);
   } else if (wqe.opcode == WqeOpcode::FastRegister) {
-    const CqeStatus status = execute_fast_register(qpn, *context, wqe, delay);
+    const CqeStatus status = execute_fast_register(qpn, *context, wqe, trace_id, delay);
     if (Pending* p = find(qp, sequence)) finish(qp, *p, status);
   } else if (wqe.opcode == WqeOpcode::Invalidate) {
     const QpcEntry copy = *context;
-    const CqeStatus status = execute_invalidate(qpn, qp, copy, sequence, wqe, delay);
+    const CqeStatus status = execute_invalidate(qpn, qp, copy, sequence, wqe, trace_id, delay);
     Pending* p = find(qp, sequence);
     if (p && !p->done) finish(qp, *p, status);
   } else {
@@ -183,9 +186,11 @@ CqeStatus Requester::land_response(Pending& p, const Packet& packet, sc_core::sc
     translate_.region = sink.region;
     translate_.va = sink.va;
     translate_.length = sink.length;
+    translate_.trace_id = p.trace_id;
     send_message(pool_, xlate_isock, translate_, delay);
     if (!translate_.ok) return CqeStatus::LocalProtection;
     DmaRequest write;
+    write.trace_id = p.trace_id;
     write.segments = &translate_.segments;
     write.data = const_cast<uint8_t*>(packet.payload.data()) + offset;
     send_message(pool_, write_isock, write, delay);
@@ -206,6 +211,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
     return;
   }
   QpState& qp = it->second;
+  const TraceScope slice(trace_, "response", p->trace_id, delay);
   if (packet->kind == PacketKind::RnrNak) {
     if (p->rnr_retries < config_.qp.rnr_retry_count) {
       // Receiver not ready: send again after the RNR timer (IB 9.7.5.2.8).
@@ -234,6 +240,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
     invalidate.token = p->first_sink_token;
     invalidate.pd = context ? context->pd : 0;
     invalidate.qpn = packet->dst_qpn;
+    invalidate.trace_id = p->trace_id;
     send_message(pool_, check_isock, invalidate, delay);
     if (invalidate.status != CqeStatus::Success) status = CqeStatus::LocalProtection;
   }
@@ -328,6 +335,7 @@ void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
     record.cqe.wr_id = p.wr_id;
     record.cqe.qpn = qpn;
     record.cqe.wqe_index = p.wqe_index;
+    record.trace_id = p.trace_id;
     sc_core::sc_time d = delay;
     send_message(pool_, cq_isock, record, d);
     ++completions_;
@@ -338,6 +346,18 @@ void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
     sc_core::sc_time d = delay;
     send_message(pool_, qp_event_isock, event, d);
   }
+}
+
+uint32_t Requester::wqes_in_flight() const {
+  size_t n = 0;
+  for (const auto& [qpn, qp] : qps_) n += qp.pending.size();
+  return uint32_t(n);
+}
+
+uint32_t Requester::reads_outstanding() const {
+  uint32_t n = 0;
+  for (const auto& [qpn, qp] : qps_) n += qp.reads_outstanding;
+  return n;
 }
 
 bool Requester::has_error_pending(const QpState& qp) {

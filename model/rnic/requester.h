@@ -23,6 +23,7 @@
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
+#include "tlm/trace.h"
 
 namespace rnic {
 
@@ -44,6 +45,15 @@ class Requester : public sc_core::sc_module {
   Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
             uint32_t node_id);
   StatGroup stats;
+  // Execute and response slices on this unit's track; DMA reads of source data on the
+  // DmaReadEngine's track (`dma_read_path`), which traces nothing itself.
+  void attach_trace(TraceSink* sink, const std::string& dma_read_path) {
+    trace_.attach(sink, name());
+    dma_read_trace_.attach(sink, dma_read_path);
+  }
+  // Gauges for waveforms: requests accepted and not yet retired, reads awaiting a response.
+  uint32_t wqes_in_flight() const;
+  uint32_t reads_outstanding() const;
 
  private:
   struct SinkSge {
@@ -54,6 +64,7 @@ class Requester : public sc_core::sc_module {
   struct Pending {
     uint64_t sequence = 0;
     uint64_t wr_id = 0;
+    uint64_t trace_id = 0;
     uint32_t wqe_index = 0;
     WqeOpcode opcode = WqeOpcode::Nop;
     uint16_t flags = 0;
@@ -100,12 +111,13 @@ class Requester : public sc_core::sc_module {
   // Fills tx_packet_'s header for a request of this QP (the payload is the caller's).
   void start_request(PacketKind kind, uint32_t qpn, const QpcEntry& qpc, uint64_t sequence,
                      const Wqe& wqe, uint64_t length);
-  CqeStatus execute_bind(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
+  CqeStatus execute_bind(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint64_t trace_id,
                          sc_core::sc_time& delay);
   CqeStatus execute_fast_register(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
-                                  sc_core::sc_time& delay);
+                                  uint64_t trace_id, sc_core::sc_time& delay);
   CqeStatus execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntry& qpc,
-                               uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay);
+                               uint64_t sequence, const Wqe& wqe, uint64_t trace_id,
+                               sc_core::sc_time& delay);
   // Local SGE checks; fills p.sink (regions) and returns the total length, or fails.
   CqeStatus check_sgl(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint16_t access,
                       Pending& p, uint64_t* total, sc_core::sc_time& delay);
@@ -132,6 +144,8 @@ class Requester : public sc_core::sc_module {
   std::deque<RetryAt> retries_;  // in time order: every retry waits the same RNR timer
   sc_core::sc_event retry_event_;
   TranslateRequest translate_;
+  TraceTrack trace_;
+  TraceTrack dma_read_trace_;
   Counter& wqes_;
   Counter& reads_;
   Counter& binds_;

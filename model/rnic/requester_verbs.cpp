@@ -28,6 +28,7 @@ CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe&
     check.va = sge.addr;
     check.length = sge.length;
     check.access = access;
+    check.trace_id = p.trace_id;
     send_message(pool_, check_isock, check, delay);
     if (check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
     if (p.sinks == 0) p.first_sink_token = sge.token;
@@ -61,6 +62,7 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
     return;
   }
   start_request(PacketKind::ReadRequest, qpn, context, sequence, wqe, total);
+  tx_packet_.trace_id = p->trace_id;
   tx_packet_.payload.clear();
   p->awaiting_response = true;
   p->bytes = uint32_t(total);
@@ -85,8 +87,9 @@ void Requester::start_request(PacketKind kind, uint32_t qpn, const QpcEntry& con
 }
 
 CqeStatus Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
-                                  sc_core::sc_time& delay) {
+                                  uint64_t trace_id, sc_core::sc_time& delay) {
   ProtectionRequest bind;
+  bind.trace_id = trace_id;
   bind.op = ProtectionOp::Bind;
   bind.token = wqe.remote_token;
   bind.mr_token = wqe.aux_token;
@@ -118,11 +121,16 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
     translate_.region = source.region;
     translate_.va = source.va;
     translate_.length = source.length;
+    translate_.trace_id = p->trace_id;
     send_message(pool_, xlate_isock, translate_, delay);
     DmaRequest read;
     read.segments = &translate_.segments;
     read.data = tx_packet_.payload.data() + offset;
-    if (translate_.ok) send_message(pool_, read_isock, read, delay);
+    read.trace_id = p->trace_id;
+    if (translate_.ok) {
+      const TraceScope slice(dma_read_trace_, "DMA read", p->trace_id, delay);
+      send_message(pool_, read_isock, read, delay);
+    }
     if (!translate_.ok || !read.ok) {
       finish(qp, *p, CqeStatus::LocalProtection);
       return;
@@ -133,6 +141,7 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
   start_request(send ? PacketKind::SendRequest : PacketKind::WriteRequest, qpn, context, sequence,
                 wqe, total);
   tx_packet_.invalidate = wqe.opcode == WqeOpcode::SendInvalidate;
+  tx_packet_.trace_id = p->trace_id;
   p->awaiting_response = true;
   p->bytes = uint32_t(total);
   p->sinks = 0;  // nothing to land on the acknowledgement
@@ -146,8 +155,9 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
 }
 
 CqeStatus Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
-                                           sc_core::sc_time& delay) {
+                                           uint64_t trace_id, sc_core::sc_time& delay) {
   ProtectionRequest req;
+  req.trace_id = trace_id;
   req.op = ProtectionOp::FastRegisterCheck;
   req.token = wqe.remote_token;
   req.pd = context.pd;
@@ -165,6 +175,7 @@ CqeStatus Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context
   load.count = wqe.page_count;
   load.mtt_index = req.region.mtt_index;
   load.page_shift = 12;
+  load.trace_id = trace_id;
   send_message(pool_, xlate_isock, load, delay);
   if (!load.ok) return CqeStatus::LocalProtection;
   req.op = ProtectionOp::FastRegisterCommit;
@@ -175,12 +186,13 @@ CqeStatus Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context
 }
 
 CqeStatus Requester::execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntry& context,
-                                        uint64_t sequence, const Wqe& wqe,
+                                        uint64_t sequence, const Wqe& wqe, uint64_t trace_id,
                                         sc_core::sc_time& delay) {
   wait_for_earlier(qp, sequence, delay);
   const Pending* p = find(qp, sequence);
   if (!p || p->done || qp.error) return CqeStatus::Flush;
   ProtectionRequest req;
+  req.trace_id = trace_id;
   req.op = ProtectionOp::Invalidate;
   req.token = wqe.remote_token;
   req.pd = context.pd;

@@ -70,6 +70,7 @@ CqeStatus Responder::check_and_translate(const Packet& request, const QpcEntry& 
   check.va = request.remote_addr;
   check.length = request.length;
   check.access = access;
+  check.trace_id = request.trace_id;
   send_message(pool_, check_isock, check, delay);
   if (check.status != CqeStatus::Success) {
     ++access_errors_;
@@ -78,6 +79,7 @@ CqeStatus Responder::check_and_translate(const Packet& request, const QpcEntry& 
   translate_.region = check.region;
   translate_.va = check.target_va;
   translate_.length = request.length;
+  translate_.trace_id = request.trace_id;
   send_message(pool_, xlate_isock, translate_, delay);
   return translate_.ok ? CqeStatus::Success : CqeStatus::RemoteAccess;
 }
@@ -92,6 +94,7 @@ CqeStatus Responder::serve_write(const Packet& request, const QpcEntry& qpc,
   DmaRequest write;
   write.segments = &translate_.segments;
   write.data = const_cast<uint8_t*>(request.payload.data());
+  write.trace_id = request.trace_id;
   send_message(pool_, write_isock, write, delay);
   if (!write.ok) return CqeStatus::RemoteOperation;
   write_bytes_ += request.length;
@@ -115,7 +118,11 @@ CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSt
   DmaRequest read;
   read.segments = &translate_.segments;
   read.data = response_.payload.data();
-  send_message(pool_, read_isock, read, delay);
+  read.trace_id = request.trace_id;
+  {
+    const TraceScope slice(dma_read_trace_, "DMA read", request.trace_id, delay);
+    send_message(pool_, read_isock, read, delay);
+  }
   qp.in_service.release(now + delay);
   if (!read.ok) return CqeStatus::RemoteOperation;
   bytes_ += request.length;
@@ -128,6 +135,8 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   if (!request || !is_request(request->kind)) return;
   const bool write = request->kind == PacketKind::WriteRequest;
   const bool send = request->kind == PacketKind::SendRequest;
+  sc_core::sc_time started;
+  if (trace_.on()) started = sc_core::sc_time_stamp() + delay;
   delay += clock_.cycles(config_.timing.responder_cycles);
   const uint32_t qpn = request->dst_qpn;
   response_.kind = write || send ? PacketKind::Ack : PacketKind::ReadResponse;
@@ -136,6 +145,7 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   response_.src_qpn = qpn;
   response_.dst_qpn = request->src_qpn;
   response_.sequence = request->sequence;
+  response_.trace_id = request->trace_id;
   response_.remote_addr = 0;
   response_.remote_token = 0;
   response_.length = request->length;
@@ -177,6 +187,10 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
     response_.payload.clear();
   } else {
     response_.syndrome = CqeStatus::Success;
+  }
+  if (trace_.on()) {
+    trace_.slice(send ? "serve send" : write ? "serve write" : "serve read", started,
+                 sc_core::sc_time_stamp() + delay, request->trace_id);
   }
   send_message(pool_, tx_isock, response_, delay);
 }

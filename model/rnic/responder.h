@@ -20,6 +20,7 @@
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
+#include "tlm/trace.h"
 
 namespace rnic {
 
@@ -41,6 +42,12 @@ class Responder : public sc_core::sc_module {
   Responder(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
             uint32_t node_id);
   StatGroup stats;
+  // Service slices on this unit's track; DMA reads of read data on the DmaReadEngine's track
+  // (`dma_read_path`), which traces nothing itself.
+  void attach_trace(TraceSink* sink, const std::string& dma_read_path) {
+    trace_.attach(sink, name());
+    dma_read_trace_.attach(sink, dma_read_path);
+  }
 
  private:
   struct QpState {
@@ -62,7 +69,8 @@ class Responder : public sc_core::sc_module {
   // The receive-side checks and data landing of serve_send.
   CqeStatus land_send(const Packet& request, const QpcEntry& qpc, const Wqe& receive,
                       Cqe& cqe, sc_core::sc_time& delay);
-  void complete(const QpcEntry& qpc, const Cqe& cqe, sc_core::sc_time& delay);
+  void complete(const QpcEntry& qpc, const Cqe& cqe, sc_core::sc_time& delay,
+                uint64_t trace_id = 0);
   // Error state: every posted receive completes with a flush status.
   void flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
   // Fills response_.payload with the requested bytes; returns the status to answer with.
@@ -84,6 +92,8 @@ class Responder : public sc_core::sc_module {
   std::unordered_map<uint32_t, QpState> qps_;
   Packet response_;
   TranslateRequest translate_;
+  TraceTrack trace_;
+  TraceTrack dma_read_trace_;
   Counter& requests_;
   Counter& write_requests_;
   Counter& send_requests_;

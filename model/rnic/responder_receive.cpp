@@ -35,8 +35,10 @@ Wqe Responder::read_receive(const QpcEntry& context, uint32_t index, sc_core::sc
   return Wqe::decode(raw);
 }
 
-void Responder::complete(const QpcEntry& context, const Cqe& cqe, sc_core::sc_time& delay) {
+void Responder::complete(const QpcEntry& context, const Cqe& cqe, sc_core::sc_time& delay,
+                         uint64_t trace_id) {
   CompletionRecord record;
+  record.trace_id = trace_id;
   record.cqn = context.cqn;
   record.cqe = cqe;
   sc_core::sc_time d = delay;
@@ -93,6 +95,7 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context,
     check.va = sge.addr;
     check.length = sge.length;
     check.access = kAccessLocalWrite;
+    check.trace_id = request.trace_id;
     send_message(pool_, check_isock, check, delay);
     if (check.status != CqeStatus::Success) {
       cqe.status = CqeStatus::LocalProtection;
@@ -106,8 +109,10 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context,
     translate_.region = checks[i].region;
     translate_.va = checks[i].target_va;
     translate_.length = n;
+    translate_.trace_id = request.trace_id;
     send_message(pool_, xlate_isock, translate_, delay);
     DmaRequest write;
+    write.trace_id = request.trace_id;
     write.segments = &translate_.segments;
     write.data = const_cast<uint8_t*>(request.payload.data()) + offset;
     if (translate_.ok) send_message(pool_, write_isock, write, delay);
@@ -123,6 +128,7 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context,
     invalidate.token = request.remote_token;
     invalidate.pd = context.pd;
     invalidate.qpn = request.dst_qpn;
+    invalidate.trace_id = request.trace_id;
     send_message(pool_, check_isock, invalidate, delay);
     if (invalidate.status != CqeStatus::Success) {
       // An invalid token in a SendAndInvalidate fails the receiver's QP (SPEC.md 5).
@@ -154,7 +160,7 @@ CqeStatus Responder::serve_send(const Packet& request, const QpcEntry& context, 
   cqe.wqe_index = index;
   const CqeStatus status = land_send(request, context, receive, cqe, delay);
   // The receive completes before the QP (on an error) flushes the receives after it.
-  complete(context, cqe, delay);
+  complete(context, cqe, delay, request.trace_id);
   return status;
 }
 

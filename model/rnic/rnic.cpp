@@ -12,6 +12,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
       bench_tsock("bench_tsock"),
       config_(config),
       icm_(IcmLayout::from(config.qp)),
+      node_id_(node_id),
       endpoint("endpoint"),
       doorbells("doorbells", config.timing),
       fetcher("fetcher", config, icm_),
@@ -73,6 +74,18 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   responder.qp_event_isock.bind(requester.qp_event_tsock);
   requester.qp_event_isock.bind(responder.qp_event_tsock);
   responder.cq_isock.bind(completion.cqe_tsock);
+}
+
+void Rnic::attach_trace(TraceSink* sink) {
+  // Tracks are created in pipeline order: a viewer lists them so.
+  fetcher.attach_trace(sink, node_id_);
+  requester.attach_trace(sink, dma_read.name());
+  protection.attach_trace(sink);
+  mtt.attach_trace(sink);
+  dma_write.attach_trace(sink);
+  port.attach_trace(sink);
+  responder.attach_trace(sink, dma_read.name());
+  completion.attach_trace(sink);
 }
 
 void Rnic::visit_stats(const StatVisitor& visit) const {

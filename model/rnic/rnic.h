@@ -21,6 +21,7 @@
 #include "model/rnic/responder.h"
 #include "model/rnic/wqe_fetcher.h"
 #include "tlm/stats.h"
+#include "tlm/trace.h"
 
 namespace rnic {
 
@@ -37,10 +38,13 @@ class Rnic : public sc_core::sc_module {
   const IcmLayout& icm() const { return icm_; }
   const RnicConfig& config() const { return config_; }
   void visit_stats(const StatVisitor& visit) const;
+  // Timeline slices of every traced unit go to `sink` (null: off). Call before simulating.
+  void attach_trace(TraceSink* sink);
 
  private:
   RnicConfig config_;
   IcmLayout icm_;
+  uint32_t node_id_;
 
  public:  // units, for tests and statistics
   PcieEndpoint endpoint;

@@ -88,6 +88,7 @@ void WqeFetcher::fetch_thread() {
 
 void WqeFetcher::fetch_from(uint32_t qpn, QueueState& q) {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  const sc_core::sc_time started = sc_core::sc_time_stamp();
   auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
     return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
                         DmaSource::ContextTable, d);
@@ -122,6 +123,11 @@ void WqeFetcher::fetch_from(uint32_t qpn, QueueState& q) {
     ++wqes_fetched_;
     ++q.fetched;
     sc_core::sc_time d = clock_.cycles(config_.wqe.decode_cycles);
+    if (trace_.on()) {
+      // Context lookup, the batch's DMA read and this WQE's decode.
+      work.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
+      trace_.slice("fetch", started, sc_core::sc_time_stamp() + d, work.trace_id);
+    }
     send_message(pool_, work_isock, work, d);
   }
 }

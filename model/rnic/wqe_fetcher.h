@@ -19,6 +19,7 @@
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
+#include "tlm/trace.h"
 
 namespace rnic {
 
@@ -31,6 +32,11 @@ class WqeFetcher : public sc_core::sc_module {
 
   WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
   StatGroup stats;
+  // Fetch slices on this unit's track; WQEs get trace ids of node `node`.
+  void attach_trace(TraceSink* sink, uint32_t node) {
+    trace_.attach(sink, name());
+    trace_node_ = node;
+  }
 
  private:
   struct QueueState {
@@ -60,6 +66,9 @@ class WqeFetcher : public sc_core::sc_module {
   std::deque<PendingDoorbell> doorbells_;
   sc_core::sc_event doorbell_event_;
   std::vector<uint8_t> buffer_;
+  TraceTrack trace_;
+  uint32_t trace_node_ = 0;
+  uint32_t trace_number_ = 0;
   Counter& wqes_fetched_;
   Counter& fetch_reads_;
   Counter& bad_doorbells_;

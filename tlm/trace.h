@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// Timeline tracing of work-request stages (ARCHITECTURE.md "Observability"). Units hold a
+// TraceTrack; the platform attaches a TraceSink that the application implements (the Chrome /
+// Perfetto JSON writer lives in app/: nothing here formats text or touches files). With no
+// sink attached a would-be slice costs one pointer test.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+namespace rnic {
+
+// Where slices go. `track` is called at elaboration, one track per unit ("A.rnic.mtt");
+// `slice` during simulation with static names. Slices with the same non-zero trace_id belong
+// to one work request (its WQE, packets and completion) and are linked as one flow.
+struct TraceSink {
+  virtual ~TraceSink() = default;
+  virtual uint32_t track(const std::string& path) = 0;
+  virtual void slice(uint32_t track, const char* name, const sc_core::sc_time& start,
+                     const sc_core::sc_time& end, uint64_t trace_id) = 0;
+};
+
+// The trace id of a work request: node, QP and a per-node running number of fetched WQEs,
+// so ids are unique in a run and the QP is readable from the id.
+inline uint64_t make_trace_id(uint32_t node, uint32_t qpn, uint32_t number) {
+  return (uint64_t(node + 1) << 56) | (uint64_t(qpn & 0xFFFFFFu) << 32) | number;
+}
+inline uint32_t trace_id_node(uint64_t id) { return uint32_t(id >> 56) - 1; }
+inline uint32_t trace_id_qpn(uint64_t id) { return uint32_t(id >> 32) & 0xFFFFFFu; }
+
+// One unit's track. Times are absolute: sc_time_stamp() + the annotated delay (LT).
+class TraceTrack {
+ public:
+  void attach(TraceSink* sink, const std::string& path) {
+    sink_ = sink;
+    if (sink_) id_ = sink_->track(path);
+  }
+  bool on() const { return sink_ != nullptr; }
+  void slice(const char* name, const sc_core::sc_time& start, const sc_core::sc_time& end,
+             uint64_t trace_id) const {
+    if (sink_) sink_->slice(id_, name, start, end, trace_id);
+  }
+
+ private:
+  TraceSink* sink_ = nullptr;
+  uint32_t id_ = 0;
+};
+
+// A slice from construction to destruction of the scope, both at now + `delay` (the caller's
+// annotation, which may be advanced or consumed by wait() in between: the sum stays the
+// absolute time). Nothing is read or written when the track is off.
+class TraceScope {
+ public:
+  TraceScope(const TraceTrack& track, const char* name, uint64_t trace_id,
+             const sc_core::sc_time& delay)
+      : track_(track.on() ? &track : nullptr), name_(name), id_(trace_id), delay_(delay) {
+    if (track_) start_ = sc_core::sc_time_stamp() + delay;
+  }
+  // The slice starts at `start` (absolute) instead.
+  TraceScope(const TraceTrack& track, const char* name, uint64_t trace_id,
+             const sc_core::sc_time& start, const sc_core::sc_time& delay)
+      : track_(track.on() ? &track : nullptr), name_(name), id_(trace_id), delay_(delay),
+        start_(start) {}
+  ~TraceScope() {
+    if (track_) track_->slice(name_, start_, sc_core::sc_time_stamp() + delay_, id_);
+  }
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  const TraceTrack* track_;
+  const char* name_;
+  uint64_t id_;
+  const sc_core::sc_time& delay_;
+  sc_core::sc_time start_;
+};
+
+}  // namespace rnic
