@@ -5,6 +5,8 @@
 // runs a script in its own SC_THREAD. A test bench owns the unit plus these stubs.
 #pragma once
 
+#include "model/rnic/icm.h"
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -150,5 +152,15 @@ class InitiatorStub : public sc_core::sc_module {
 // Runs the simulation until no activity is left (or `limit`) and fails the running test on
 // any SystemC warning or error reported meanwhile.
 void run_simulation(const sc_core::sc_time& limit = sc_core::SC_ZERO_TIME);
+
+// The device tables of a unit test bench: small, so a stub memory holds them cheaply.
+inline IcmLayout small_icm() {
+  QpConfig limits;
+  limits.max_mpt_entries = 16;
+  limits.max_mtt_entries = 64;
+  limits.max_qps = 8;
+  limits.max_cqs = 8;
+  return IcmLayout::from(limits);
+}
 
 }  // namespace rnic::test

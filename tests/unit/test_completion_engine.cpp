@@ -27,20 +27,12 @@ struct CompletionBench {
   InitiatorStub ctrl{"ctrl"};
   MemoryStub memory{"memory"};
 
-  CompletionBench() : icm(layout()), engine("engine", config, icm) {
+  CompletionBench() : icm(small_icm()), engine("engine", config, icm) {
     requester.isock.bind(engine.cqe_tsock);
     responder.isock.bind(engine.cqe_tsock);
     doorbell.isock.bind(engine.doorbell_tsock);
     ctrl.isock.bind(engine.ctrl_tsock);
     engine.dma_isock.bind(memory.tsock);
-  }
-  static IcmLayout layout() {
-    QpConfig limits;
-    limits.max_mpt_entries = 16;
-    limits.max_mtt_entries = 64;
-    limits.max_qps = 8;
-    limits.max_cqs = 8;
-    return IcmLayout::from(limits);
   }
   void create_cq(uint32_t cqn, uint32_t depth) {
     CqcEntry c;

@@ -30,7 +30,7 @@ struct CheckerBench {
   InitiatorStub ctrl{"ctrl"};
   MemoryStub memory{"memory"};
 
-  CheckerBench() : icm(layout()), checker("checker", config, icm) {
+  CheckerBench() : icm(small_icm()), checker("checker", config, icm) {
     // The check socket is shared by the Requester and the Responder.
     requester.isock.bind(checker.check_tsock);
     responder.isock.bind(checker.check_tsock);
@@ -52,14 +52,6 @@ struct CheckerBench {
     mw.pd = kPd;
     mw.tag = 0x21;
     put(kMw, mw);
-  }
-  static IcmLayout layout() {
-    QpConfig limits;
-    limits.max_mpt_entries = 16;
-    limits.max_mtt_entries = 64;
-    limits.max_qps = 8;
-    limits.max_cqs = 8;
-    return IcmLayout::from(limits);
   }
   void put(uint32_t index, const MptEntry& e) { memory.put(icm.mpt_addr(index), e, kMptEntryBytes); }
   MptEntry entry(uint32_t index) const { return memory.get<MptEntry>(icm.mpt_addr(index), kMptEntryBytes); }

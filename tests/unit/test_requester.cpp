@@ -41,7 +41,7 @@ struct RequesterBench {
   std::map<uint64_t, uint8_t> landed;  // bytes written through the DMA write engine
 
   explicit RequesterBench(uint32_t ord = 4)
-      : icm(layout()), requester("requester", config, icm, /*node_id=*/0) {
+      : icm(small_icm()), requester("requester", config, icm, /*node_id=*/0) {
     fetcher.isock.bind(requester.work_tsock);
     port_rx.isock.bind(requester.response_tsock);
     responder.isock.bind(requester.qp_event_tsock);
@@ -92,14 +92,6 @@ struct RequesterBench {
         for (uint32_t i = 0; i < s.length; ++i) r.data[offset++] = uint8_t(s.addr + i);
       r.ok = true;
     };
-  }
-  static IcmLayout layout() {
-    QpConfig limits;
-    limits.max_mpt_entries = 16;
-    limits.max_mtt_entries = 64;
-    limits.max_qps = 8;
-    limits.max_cqs = 8;
-    return IcmLayout::from(limits);
   }
   void post(const Wqe& wqe, uint32_t index) {
     WorkRequest work;

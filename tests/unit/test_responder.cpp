@@ -40,7 +40,7 @@ struct ResponderBench {
   MemoryStub memory{"memory"};
   std::map<uint64_t, uint8_t> landed;
 
-  ResponderBench() : icm(layout()), responder("responder", config, icm, /*node_id=*/1) {
+  ResponderBench() : icm(small_icm()), responder("responder", config, icm, /*node_id=*/1) {
     port_rx.isock.bind(responder.request_tsock);
     ctrl.isock.bind(responder.ctrl_tsock);
     doorbell.isock.bind(responder.doorbell_tsock);
@@ -90,14 +90,6 @@ struct ResponderBench {
         for (uint32_t i = 0; i < s.length; ++i) landed[s.addr + i] = r.data[offset++];
       r.ok = true;
     };
-  }
-  static IcmLayout layout() {
-    QpConfig limits;
-    limits.max_mpt_entries = 16;
-    limits.max_mtt_entries = 64;
-    limits.max_qps = 8;
-    limits.max_cqs = 8;
-    return IcmLayout::from(limits);
   }
   static Packet request(PacketKind kind, uint64_t sequence, uint32_t token, uint64_t va,
                         uint32_t length) {

@@ -28,7 +28,7 @@ struct FetchBench {
   MessageSink<WorkRequest> requester{"requester"};
 
   explicit FetchBench(uint32_t fetch_batch = 4)
-      : config(with_batch(fetch_batch)), icm(layout()), fetcher("fetcher", config, icm) {
+      : config(with_batch(fetch_batch)), icm(small_icm()), fetcher("fetcher", config, icm) {
     doorbell.isock.bind(fetcher.doorbell_tsock);
     ctrl.isock.bind(fetcher.ctrl_tsock);
     fetcher.dma_isock.bind(memory.tsock);
@@ -38,14 +38,6 @@ struct FetchBench {
     RnicConfig c;
     c.wqe.fetch_batch = batch;
     return c;
-  }
-  static IcmLayout layout() {
-    QpConfig limits;
-    limits.max_mpt_entries = 16;
-    limits.max_mtt_entries = 64;
-    limits.max_qps = 8;
-    limits.max_cqs = 8;
-    return IcmLayout::from(limits);
   }
   void create_qp(uint32_t qpn, uint32_t depth, uint8_t valid = 1) {
     QpcEntry q;
