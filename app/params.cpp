@@ -56,6 +56,12 @@ std::vector<ParamDef> build_table() {
        Kind::Integer, 0, 256, Rule::Range, RNIC_PARAM_FIELD(rnic.pcie.tlp_overhead_bytes)},
       {"pcie.mmio_latency_ns", "ns", "CPU posted MMIO write to the device register", Kind::Integer,
        0, kMaxNs, Rule::Range, RNIC_PARAM_FIELD(rnic.pcie.mmio_latency_ns)},
+      {"dma.read_channels", "channels",
+       "DMA read channels: transfers reassembled and moved into the device in parallel",
+       Kind::Integer, 1, 256, Rule::Range, RNIC_PARAM_FIELD(rnic.dma.read_channels)},
+      {"dma.read_bytes_per_cycle", "bytes/cycle",
+       "datapath width of one DMA read channel (one beat per device cycle)", Kind::Integer, 1,
+       1024, Rule::Range, RNIC_PARAM_FIELD(rnic.dma.read_bytes_per_cycle)},
       {"host.memory_bytes", "bytes", "physical address space of each node", Kind::Integer,
        double(64ull << 20), double(1ull << 40), Rule::Range,
        RNIC_PARAM_FIELD(host_memory.size_bytes)},
@@ -141,12 +147,16 @@ const std::vector<Preset>& preset_table() {
   static const std::vector<Preset> presets = {
       {"default", "ConnectX-5-like device, PCIe gen3 x16, 100 Gb/s port (the struct defaults)", {}},
       {"pcie-bench-gen3x8",
-       "the pcie-bench NetFPGA/ExaNIC setup: PCIe gen3 x8, MPS 256, MRRS 512, small fully "
-       "associative translation cache",
+       "the pcie-bench measurement setup (Neugebauer et al., SIGCOMM 2018): PCIe gen3 x8, MPS "
+       "256, MRRS 512, an FPGA-class DMA engine (8-byte channels), a 64-entry fully "
+       "associative translation cache standing in for the IOMMU TLB",
        {{"pcie.gen", "3"},
         {"pcie.lanes", "8"},
         {"pcie.mps", "256"},
         {"pcie.mrrs", "512"},
+        {"pcie.read_latency_ns", "530"},
+        {"dma.read_bytes_per_cycle", "8"},
+        {"dma.read_channels", "4"},
         {"mtt.cache_entries", "64"},
         {"mtt.cache_ways", "64"}}},
   };

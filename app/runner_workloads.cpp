@@ -77,9 +77,18 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
   const host::QpHandle qp = ctx.handle(step.qp);
   const host::CqHandle cq = a.QpCq(qp);
   const std::vector<ndk::NDK_SGE> sgl = build_sgl(ctx, step);
-  uint64_t remote_base = 0;
-  uint32_t token = 0;
-  resolve_remote(ctx, step.remote, &remote_base, &token);
+  // One (base, token) per target: requests go round-robin over them.
+  std::vector<std::pair<uint64_t, uint32_t>> targets;
+  RemoteSpec remote = step.remote;
+  for (const std::string& name : step.remote.targets.empty()
+                                     ? std::vector<std::string>{step.remote.target}
+                                     : step.remote.targets) {
+    remote.target = name;
+    uint64_t base = 0;
+    uint32_t token = 0;
+    resolve_remote(ctx, remote, &base, &token);
+    targets.emplace_back(base, token);
+  }
   const uint64_t size = step.size;
   const uint64_t span = std::max<uint64_t>(step.remote.span, std::max<uint64_t>(size, 1));
   const uint64_t slots = std::max<uint64_t>(1, span / std::max<uint64_t>(size, 1));
@@ -112,7 +121,9 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
     while (posted < step.count && posted - completed < outstanding) {
       const bool signaled = (posted + 1) % step.signal_every == 0 || posted + 1 == step.count;
       const uint32_t flags = step.flags | (signaled ? 0 : ndk::NDK_OP_FLAG_SILENT_SUCCESS);
-      const uint64_t slot = step.remote.random ? rng() % slots : posted % slots;
+      const auto& [remote_base, token] = targets[posted % targets.size()];
+      const uint64_t walked = posted / targets.size();
+      const uint64_t slot = step.remote.random ? rng() % slots : walked % slots;
       const uint64_t address = remote_base + slot * size;
       const uint32_t status =
           write ? a.NdkWrite(qp, posted, sgl.data(), 1, address, token, flags)

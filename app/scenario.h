@@ -74,6 +74,7 @@ struct RemoteSpec {
   Value offset;
   Value token;
   Value address;
+  std::vector<std::string> targets;  // workloads: round-robin over these (target = targets[0])
   uint64_t span = 0;    // workloads: bytes walked
   bool random = false;  // workloads: "pattern"
 };

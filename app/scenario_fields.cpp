@@ -116,13 +116,33 @@ RemoteSpec parse_remote(const Reader& r, bool workload) {
   const Reader e = r.object_reader("remote");
   RemoteSpec remote;
   if (workload) {
-    e.only({"target", "offset", "span", "pattern"});
+    e.only({"target", "targets", "offset", "span", "pattern"});
   } else if (e.has("target")) {
     e.only({"target", "offset"});
   } else {
     e.only({"token", "address"});
   }
-  if (workload || e.has("target")) {
+  if (workload && e.has("targets")) {
+    if (e.has("target")) e.fail("targets", "give either target or targets, not both");
+    const nlohmann::json& list = e.at("targets");
+    if (!list.is_array() || list.empty() || list.size() > kMaxWorkloadTargets)
+      e.fail("targets", "must be an array of 1 to " + std::to_string(kMaxWorkloadTargets) +
+                            " MR or MW names");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const JsonPath at = e.path("targets").index(i);
+      if (!list[i].is_string()) throw_at(at, "must be the name of an MR or MW");
+      const std::string name = list[i].get<std::string>();
+      auto it = e.state().symbols.find(name);
+      if (it == e.state().symbols.end()) throw_at(at, "unknown MR or MW " + quote(name));
+      if (it->second.kind != K::Mr && it->second.kind != K::Mw)
+        throw_at(at, quote(name) + " is a " + kind_label(it->second.kind) + ", not an MR or MW");
+      if (!remote.targets.empty() && it->second.node != e.symbol(remote.targets[0]).node)
+        throw_at(at, quote(name) + " is on another node than " + quote(remote.targets[0]));
+      remote.targets.push_back(name);
+    }
+    remote.target = remote.targets[0];
+    remote.offset = e.value_or("offset", 0);
+  } else if (workload || e.has("target")) {
     remote.target = e.object("target", {K::Mr, K::Mw});
     remote.offset = e.value_or("offset", 0);
   } else {

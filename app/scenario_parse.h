@@ -41,6 +41,7 @@ constexpr uint64_t kMaxSimNs = 1000ull * 1000 * 1000 * 1000;  // 1000 s of simul
 constexpr uint64_t kMaxTotalWaitNs = 1000 * kMaxSimNs;        // far below sc_time's 2^64 ps
 constexpr uint64_t kMaxPollCount = 65536;
 constexpr size_t kMaxSgl = 64;
+constexpr size_t kMaxWorkloadTargets = 65536;  // read_stream/write_stream remote.targets
 
 class Reader {
  public:

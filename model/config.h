@@ -20,6 +20,13 @@ struct PcieConfig {
   uint32_t mmio_latency_ns = 150;    // CPU posted MMIO write to the device register
 };
 
+// The device's DMA read datapath: each transfer (one DmaRequest) is reassembled in one channel
+// and moved into on-chip buffers at the channel's width; read requests land in order per channel.
+struct DmaConfig {
+  uint32_t read_channels = 8;          // transfers moved in parallel
+  uint32_t read_bytes_per_cycle = 32;  // channel datapath width, one beat per device cycle
+};
+
 struct HostMemoryConfig {
   uint64_t size_bytes = 1ull << 32;  // physical address space of the node
   uint32_t extra_latency_ns = 0;     // added to every device read: remote socket / not in LLC
@@ -77,6 +84,7 @@ struct DeviceTiming {
 struct RnicConfig {
   DeviceTiming timing;
   PcieConfig pcie;
+  DmaConfig dma;
   MttConfig mtt;
   MptConfig mpt;
   WqeConfig wqe;

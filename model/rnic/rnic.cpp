@@ -18,7 +18,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
       fetcher("fetcher", config, icm_),
       protection("protection", config, icm_),
       mtt("mtt", config, icm_),
-      dma_read("dma_read", config.pcie),
+      dma_read("dma_read", config.pcie, config.dma, config.timing.clock_mhz),
       dma_write("dma_write"),
       requester("requester", config, icm_, node_id),
       responder("responder", config, icm_, node_id),
