@@ -20,11 +20,10 @@ void exec_fast_register(RunContext& ctx, const Step& step, StepResult& result) {
     for (const PageSpec& spec : step.page_list) {
       const host::Buffer& b = ctx.object(spec.buffer).buffer;
       const uint64_t index = ctx.resolve(spec.index);
-      const std::vector<uint64_t> all = b.page_array(0, b.size);
-      if (index >= all.size())
+      if (index >= (b.size + 4095) / 4096)
         throw StepInvalid(spec.index.path, "page " + std::to_string(index) + " is outside buffer " +
                                                spec.buffer);
-      pages.push_back(all[index] + ctx.resolve(spec.offset));
+      pages.push_back(b.phys(index * 4096) + ctx.resolve(spec.offset));
     }
   }
   const uint32_t count =

@@ -128,6 +128,7 @@ NTSTATUS Adapter::post_rdma(WqeOpcode opcode, QpHandle qpn, uint64_t request_con
                            std::to_string(kMaxInlineBytes) + " bytes)");
     uint64_t at = 0;
     for (uint32_t i = 0; i < nsge; ++i) {
+      if (sgl[i].BufferLength == 0) continue;
       if (!impl_->read_process(sgl[i].Buffer, wqe.inline_data.data() + at, sgl[i].BufferLength))
         return fail_post(qpn, STATUS_INVALID_PARAMETER,
                          "inline SGE " + std::to_string(i) + " is not in process memory");
