@@ -243,6 +243,10 @@ Executor executor_for(Op op) {
       return exec_poll;
     case Op::ExpectMemory:
       return exec_expect_memory;
+    case Op::FillMemory:
+      return exec_fill_memory;
+    case Op::WaitAsync:
+      return exec_wait_async;
     case Op::Save:
       return exec_save;
     case Op::Wait:

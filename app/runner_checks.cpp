@@ -101,6 +101,24 @@ void exec_poll(RunContext& ctx, const Step& step, StepResult& result) {
               "CQ " + quote(step.cq) + (overflowed ? " overflowed" : " did not overflow"));
 }
 
+void exec_fill_memory(RunContext& ctx, const Step& step, StepResult&) {
+  // The host CPU writes the bytes now, at the current simulated time (a plain store).
+  const RtObject& buf = ctx.object(step.buffer);
+  const uint64_t offset = ctx.resolve(step.offset);
+  const uint64_t length = step.length.literal;
+  std::vector<uint8_t> bytes(length);
+  for (uint64_t i = 0; i < length; ++i) {
+    bytes[i] = step.fill == Fill::Incrementing ? uint8_t(offset + i)
+               : step.fill == Fill::Byte       ? step.fill_byte
+                                               : uint8_t(0);
+  }
+  if (!ctx.adapter(buf.node).WriteBuffer(buf.buffer, offset, bytes.data(), length)) {
+    throw StepInvalid(step.offset.path, "offset " + std::to_string(offset) + " + length " +
+                                            std::to_string(length) + " is outside buffer " +
+                                            quote(step.buffer));
+  }
+}
+
 void exec_expect_memory(RunContext& ctx, const Step& step, StepResult& result) {
   const RtObject& buf = ctx.object(step.buffer);
   host::Adapter& a = ctx.adapter(buf.node);
@@ -146,6 +164,27 @@ void exec_expect_memory(RunContext& ctx, const Step& step, StepResult& result) {
 
 void exec_save(RunContext& ctx, const Step& step, StepResult&) {
   ctx.saved[step.name] = ctx.resolve(step.value);
+}
+
+void exec_wait_async(RunContext& ctx, const Step& step, StepResult& result) {
+  auto it = ctx.async_calls.find(step.mr);
+  if (it == ctx.async_calls.end() || !it->second) {
+    fail_step(result, "an asynchronous call on " + quote(step.mr), "none",
+              "no asynchronous call was made on " + quote(step.mr));
+    return;
+  }
+  host::AsyncRequest& call = *it->second;
+  const sc_core::sc_time deadline =
+      sc_core::sc_time_stamp() + sc_core::sc_time(double(step.timeout_ns), sc_core::SC_NS);
+  while (!call.done && sc_core::sc_time_stamp() < deadline)
+    sc_core::wait(deadline - sc_core::sc_time_stamp(), call.completed);
+  if (!call.done) {
+    fail_step(result, "completion", "still pending",
+              "the asynchronous call on " + quote(step.mr) + " did not complete within " +
+                  std::to_string(step.timeout_ns) + " ns");
+    return;
+  }
+  ctx.check_status(step, call.status, ctx.adapter_of(step.mr), result);
 }
 
 void exec_wait(RunContext&, const Step& step, StepResult&) {

@@ -29,6 +29,9 @@ struct RtObject {
   uint32_t node = 0;
   uint32_t handle = 0;  // PD/CQ/QP number or MPT index
   host::Buffer buffer;  // buffers only
+  // MWs bound through the user-mode Bind (`zero_based`): the descriptor it returned.
+  bool has_descriptor = false;
+  ndk::ND_MW_DESCRIPTOR descriptor;
 };
 
 class RunContext {
@@ -40,6 +43,8 @@ class RunContext {
   std::vector<std::unique_ptr<host::Adapter>> adapters;
   std::map<std::string, RtObject> objects;
   std::map<std::string, uint64_t> saved;
+  // Asynchronous control calls by the name of their object (register_mr with async).
+  std::map<std::string, std::unique_ptr<host::AsyncRequest>> async_calls;
 
   void create_adapters();  // inside the SystemC thread: the driver talks to the device
   // The run's seed: --seed when given, else the file's (Scenario::seed is only the latter).
@@ -97,6 +102,8 @@ void exec_write_stream(RunContext&, const Step&, StepResult&);
 void exec_dma_bench(RunContext&, const Step&, StepResult&);
 void exec_poll(RunContext&, const Step&, StepResult&);
 void exec_expect_memory(RunContext&, const Step&, StepResult&);
+void exec_fill_memory(RunContext&, const Step&, StepResult&);
+void exec_wait_async(RunContext&, const Step&, StepResult&);
 void exec_save(RunContext&, const Step&, StepResult&);
 void exec_wait(RunContext&, const Step&, StepResult&);
 

@@ -99,9 +99,19 @@ void exec_create_mr(RunContext& ctx, const Step& step, StepResult& result) {
 
 void exec_register_mr(RunContext& ctx, const Step& step, StepResult& result) {
   host::Adapter& a = ctx.adapter_of(step.mr);
+  host::AsyncRequest* async = nullptr;
+  if (step.async) {
+    // A call still in flight keeps its request (the device thread writes into it).
+    auto& slot = ctx.async_calls[step.mr];
+    if (slot && !slot->done)
+      throw StepInvalid(JsonPath(), "MR " + step.mr + " has an asynchronous call in flight");
+    slot = std::make_unique<host::AsyncRequest>();
+    async = slot.get();
+  }
   const uint32_t status =
       a.RegisterMr(ctx.handle(step.mr), ctx.object(step.buffer).buffer, ctx.resolve(step.offset),
-                   ctx.resolve(step.length), step.flags);
+                   ctx.resolve(step.length), step.flags, step.zero_based, async);
+  if (async && status != ndk::STATUS_PENDING) ctx.async_calls.erase(step.mr);  // not started
   ctx.check_status(step, status, a, result);
 }
 
@@ -124,6 +134,20 @@ void exec_bind(RunContext& ctx, const Step& step, StepResult& result) {
   // `offset` counts from the MR's base VA; `va` is absolute (for out-of-range negatives).
   const uint64_t va =
       step.va ? ctx.resolve(*step.va) : a.ObjectBaseVa(mr) + ctx.resolve(step.offset);
+  if (step.zero_based) {
+    // The user-mode Bind: the descriptor it returns is what the peer addresses the window by.
+    ndk::ND_MW_DESCRIPTOR descriptor;
+    const uint32_t status = a.NdBind(ctx.handle(step.qp), ctx.resolve(step.context), mr,
+                                     ctx.handle(step.mw), va, ctx.resolve(step.length),
+                                     step.flags, &descriptor);
+    if (status == ndk::STATUS_SUCCESS) {
+      RtObject& mw = ctx.objects.at(step.mw);
+      mw.has_descriptor = true;
+      mw.descriptor = descriptor;
+    }
+    ctx.check_status(step, status, a, result);
+    return;
+  }
   const uint32_t status = a.NdkBind(ctx.handle(step.qp), ctx.resolve(step.context), mr,
                                     ctx.handle(step.mw), va, ctx.resolve(step.length), step.flags);
   ctx.check_status(step, status, a, result);
@@ -167,12 +191,27 @@ void resolve_remote(RunContext& ctx, const RemoteSpec& remote, uint64_t* address
 void exec_rdma(RunContext& ctx, const Step& step, StepResult& result, bool write) {
   host::Adapter& a = ctx.adapter_of(step.qp);
   const std::vector<ndk::NDK_SGE> sgl = build_sgl(ctx, step);
-  uint64_t address = 0;
-  uint32_t token = 0;
-  resolve_remote(ctx, step.remote, &address, &token);
   const ndk::NDK_SGE* list = sgl.empty() ? nullptr : sgl.data();
   const uint32_t n = uint32_t(sgl.size());
   const uint64_t context = ctx.resolve(step.context);
+  if (step.remote.descriptor) {
+    // The user-mode Read/Write through the window's descriptor: an offset inside it.
+    const RtObject& mw = ctx.object(step.remote.target);
+    if (!mw.has_descriptor) {
+      throw StepInvalid(step.remote.offset.path,
+                        "MW " + step.remote.target +
+                            " has no descriptor: bind it with \"zero_based\": true first");
+    }
+    const uint64_t offset = ctx.resolve(step.remote.offset);
+    const uint32_t status =
+        write ? a.NdWrite(ctx.handle(step.qp), context, list, n, mw.descriptor, offset, step.flags)
+              : a.NdRead(ctx.handle(step.qp), context, list, n, mw.descriptor, offset, step.flags);
+    ctx.check_status(step, status, a, result);
+    return;
+  }
+  uint64_t address = 0;
+  uint32_t token = 0;
+  resolve_remote(ctx, step.remote, &address, &token);
   const uint32_t status =
       write ? a.NdkWrite(ctx.handle(step.qp), context, list, n, address, token, step.flags)
             : a.NdkRead(ctx.handle(step.qp), context, list, n, address, token, step.flags);

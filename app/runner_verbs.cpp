@@ -14,6 +14,18 @@ void exec_fast_register(RunContext& ctx, const Step& step, StepResult& result) {
   const uint64_t length = ctx.resolve(step.length);
   // The page array is built from the buffer's 4 KiB pages; FBO is the offset in the first.
   std::vector<uint64_t> pages = buffer.page_array(offset, length);
+  if (!step.page_list.empty()) {
+    // An explicit page array: each entry a 4 KiB page of a buffer, plus a byte offset.
+    pages.clear();
+    for (const PageSpec& spec : step.page_list) {
+      const host::Buffer& b = ctx.object(spec.buffer).buffer;
+      const uint64_t index = ctx.resolve(spec.index);
+      if (index >= (b.size + 4095) / 4096)
+        throw StepInvalid(spec.index.path, "page " + std::to_string(index) + " is outside buffer " +
+                                               spec.buffer);
+      pages.push_back(b.phys(index * 4096) + ctx.resolve(spec.offset));
+    }
+  }
   const uint32_t count =
       step.page_count ? ctx.resolve32(*step.page_count) : uint32_t(pages.size());
   // A page_count override past the buffer (a negative test) repeats the last page.

@@ -49,6 +49,8 @@ enum class Op {
   Flush,
   Poll,
   ExpectMemory,
+  FillMemory,
+  WaitAsync,
   Save,
   Wait,
   ReadStream,
@@ -75,8 +77,17 @@ struct RemoteSpec {
   Value token;
   Value address;
   std::vector<std::string> targets;  // workloads: round-robin over these (target = targets[0])
+  bool descriptor = false;  // {descriptor, offset}: through the user-mode window descriptor
   uint64_t span = 0;    // workloads: bytes walked
   bool random = false;  // workloads: "pattern"
+};
+
+// One entry of fast_register's explicit `pages`: the `index`-th 4 KiB page of `buffer`, plus
+// `offset` bytes (a non-zero offset gives an unaligned page address: a negative test).
+struct PageSpec {
+  std::string buffer;
+  Value index;
+  Value offset;
 };
 
 // One entry of a poll's `expect`: omitted fields are not checked.
@@ -117,6 +128,9 @@ struct Step {
   std::optional<Value> va, base_va, page_count, invalidate_token;
   uint32_t flags = 0;
   bool scatter = false, fast_register = false, remote_access = false;
+  bool zero_based = false;          // register_mr (refused), bind (user-mode descriptor)
+  bool async = false;               // register_mr: the asynchronous form (STATUS_PENDING)
+  std::vector<PageSpec> page_list;  // fast_register: explicit page array
   Fill fill = Fill::None;
   uint8_t fill_byte = 0;
   bool random_pattern = false;  // dma_bench pattern

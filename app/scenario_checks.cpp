@@ -109,6 +109,24 @@ void parse_expect_memory(const Reader& r, Step& s) {
   }
 }
 
+void parse_fill_memory(const Reader& r, Step& s) {
+  no_call_expect(r);
+  s.buffer = r.object("buffer", {K::Buffer});
+  s.node_index = r.symbol(s.buffer).node;
+  s.offset = r.value_or("offset", 0);
+  s.length = Value::of(r.literal("length", 1, kMaxAllocBytesPerNode));
+  check_range(r, "length", s.buffer, s.offset, s.length.literal);
+  s.fill = parse_fill(r, "fill", &s.fill_byte, false);
+}
+
+void parse_wait_async(const Reader& r, Step& s) {
+  s.mr = r.object("mr", {K::Mr});
+  s.node_index = r.symbol(s.mr).node;
+  s.timeout_ns = r.literal_or("timeout_ns", kDefaultPollTimeoutNs, 0, kMaxSimNs);
+  add_wait(r, "timeout_ns", s.timeout_ns);
+  parse_expect_status(r, s);  // the final status of the asynchronous call
+}
+
 void parse_save(const Reader& r, Step& s) {
   no_call_expect(r);
   s.value = r.value("value");  // before defining the name: a save cannot read itself

@@ -112,6 +112,26 @@ std::vector<SgeSpec> parse_sgl(const Reader& r, const Step& s) {
   return out;
 }
 
+std::vector<PageSpec> parse_pages(const Reader& r, const Step& s) {
+  const json& j = r.at("pages");
+  if (!j.is_array()) r.fail("pages", std::string("must be an array, not ") + j.type_name());
+  if (j.empty() || j.size() > 65536) r.fail("pages", "must have 1..65536 entries");
+  std::vector<PageSpec> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const JsonPath p = r.path("pages").index(i);
+    if (!j[i].is_object()) throw_at(p, std::string("must be an object, not ") + j[i].type_name());
+    Reader e(j[i], p, r.state());
+    e.only({"buffer", "index", "offset"});
+    PageSpec page;
+    page.buffer = e.object("buffer", {K::Buffer});
+    check_same_node(e, "buffer", page.buffer, s.qp);
+    page.index = e.value_or("index", 0, kU32);
+    page.offset = e.value_or("offset", 0, 4095);
+    out.push_back(page);
+  }
+  return out;
+}
+
 RemoteSpec parse_remote(const Reader& r, bool workload) {
   const Reader e = r.object_reader("remote");
   RemoteSpec remote;
@@ -119,6 +139,12 @@ RemoteSpec parse_remote(const Reader& r, bool workload) {
     e.only({"target", "targets", "offset", "span", "pattern"});
   } else if (e.has("target")) {
     e.only({"target", "offset"});
+  } else if (e.has("descriptor")) {
+    e.only({"descriptor", "offset"});
+    remote.target = e.object("descriptor", {K::Mw});
+    remote.descriptor = true;
+    remote.offset = e.value_or("offset", 0);
+    return remote;
   } else {
     e.only({"token", "address"});
   }

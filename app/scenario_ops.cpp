@@ -96,6 +96,8 @@ void parse_register_mr(const Reader& r, Step& s) {
   }
   s.length = r.value_or("length", size - s.offset.literal);
   s.flags = r.mr_flags("flags");
+  s.zero_based = r.boolean_or("zero_based", false);
+  s.async = r.boolean_or("async", false);
   parse_expect_status(r, s);
 }
 
@@ -131,6 +133,7 @@ void parse_fast_register(const Reader& r, Step& s) {
   s.context = r.value_or("context", 0);
   s.base_va = r.optional_value("base_va");
   s.page_count = r.optional_value("page_count", kU32);
+  if (r.has("pages")) s.page_list = parse_pages(r, s);
   parse_expect_status(r, s);
 }
 
@@ -146,6 +149,7 @@ void parse_bind(const Reader& r, Step& s) {
   s.length = r.value("length");
   s.flags = r.op_flags("flags");
   s.context = r.value_or("context", 0);
+  s.zero_based = r.boolean_or("zero_based", false);
   parse_expect_status(r, s);
 }
 
@@ -218,18 +222,18 @@ const std::vector<OpInfo>& op_table() {
        parse_create_mr},
       {"register_mr",
        Op::RegisterMr,
-       {"mr", "buffer", "offset", "length", "flags", "expect"},
+       {"mr", "buffer", "offset", "length", "flags", "zero_based", "async", "expect"},
        parse_register_mr},
       {"deregister_mr", Op::DeregisterMr, {"mr", "expect"}, parse_deregister_mr},
       {"create_mw", Op::CreateMw, {"name", "pd", "expect"}, parse_create_mw},
       {"fast_register",
        Op::FastRegister,
        {"qp", "mr", "buffer", "offset", "length", "flags", "context", "base_va", "page_count",
-        "expect"},
+        "pages", "expect"},
        parse_fast_register},
       {"bind",
        Op::Bind,
-       {"qp", "mr", "mw", "offset", "length", "flags", "context", "va", "expect"},
+       {"qp", "mr", "mw", "offset", "length", "flags", "context", "va", "zero_based", "expect"},
        parse_bind},
       {"invalidate",
        Op::Invalidate,
@@ -245,6 +249,11 @@ const std::vector<OpInfo>& op_table() {
        Op::ExpectMemory,
        {"buffer", "offset", "length", "equals", "bytes", "fill", "expect"},
        parse_expect_memory},
+      {"fill_memory",
+       Op::FillMemory,
+       {"buffer", "offset", "length", "fill", "expect"},
+       parse_fill_memory},
+      {"wait_async", Op::WaitAsync, {"mr", "timeout_ns", "expect"}, parse_wait_async},
       {"save", Op::Save, {"name", "value", "expect"}, parse_save},
       {"wait", Op::Wait, {"ns", "expect"}, parse_wait},
       {"read_stream",

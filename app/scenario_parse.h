@@ -99,11 +99,14 @@ Fill parse_fill(const Reader& r, const std::string& key, uint8_t* byte, bool all
 std::vector<uint8_t> parse_hex_bytes(const Reader& r, const std::string& key);
 std::vector<SgeSpec> parse_sgl(const Reader& r, const Step& s);
 RemoteSpec parse_remote(const Reader& r, bool workload);
+std::vector<PageSpec> parse_pages(const Reader& r, const Step& s);  // fast_register "pages"
 std::vector<MetricBound> parse_metrics(const Reader& r);  // workload "expect"
 
 // Parsers of the check, completion and workload ops (scenario_checks.cpp).
 void parse_poll(const Reader& r, Step& s);
 void parse_expect_memory(const Reader& r, Step& s);
+void parse_fill_memory(const Reader& r, Step& s);
+void parse_wait_async(const Reader& r, Step& s);
 void parse_save(const Reader& r, Step& s);
 void parse_wait(const Reader& r, Step& s);
 void parse_stream(const Reader& r, Step& s);

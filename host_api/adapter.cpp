@@ -82,6 +82,23 @@ void Adapter::Impl::write_mpt(uint32_t index, const MptEntry& entry) {
   cpu.mem_write(icm.mpt_addr(index), raw, kMptEntryBytes);
 }
 
+bool Adapter::Impl::read_process(uint64_t va, uint8_t* data, uint64_t length) {
+  auto it = buffers.upper_bound(va);
+  if (it == buffers.begin()) return false;
+  const Buffer& b = (--it)->second;
+  const uint64_t offset = va - b.va;
+  if (offset > b.size || length > b.size - offset) return false;
+  while (length > 0) {
+    const uint64_t o = va - b.va;
+    const uint64_t n = std::min<uint64_t>(length, b.page_size - o % b.page_size);
+    if (!cpu.mem_read(b.phys(o), data, n)) return false;
+    data += n;
+    va += n;
+    length -= n;
+  }
+  return true;
+}
+
 void Adapter::Impl::context_changed(ContextKind kind, uint32_t index, uint32_t count) {
   // Large MTT ranges are announced in pieces: the count field is 24 bits.
   do {
@@ -120,6 +137,7 @@ NDK_ADAPTER_INFO Adapter::QueryAdapterInfo() const {
   info.MaxInitiatorQueueDepth = kMaxQueueDepth;
   info.MaxCqDepth = kMaxCqDepth;
   info.LargeRequestThreshold = c.port.mtu_bytes;
+  info.MaxInlineDataSize = kMaxInlineBytes;
   info.AdapterFlags = c.adapter_flags;
   return info;
 }
@@ -161,6 +179,7 @@ NTSTATUS Adapter::AllocBuffer(uint64_t size, uint32_t page_size, bool scatter, B
     }
     WriteBuffer(b, off, chunk.data(), n);
   }
+  s.buffers[b.va] = b;
   *out = std::move(b);
   return STATUS_SUCCESS;
 }

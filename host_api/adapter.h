@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,13 @@ struct Buffer {
 
 enum class BufferFill { Zero, Incrementing, Random, Byte };
 
+// An asynchronous control call in flight (the NDK completion callback's state).
+struct AsyncRequest {
+  bool done = false;
+  NTSTATUS status = ndk::STATUS_PENDING;
+  sc_core::sc_event completed;  // notified when done becomes true
+};
+
 class Adapter {
  public:
   // `node_id` addresses this node on the fabric; `seed` drives random fills and scatter.
@@ -76,8 +84,15 @@ class Adapter {
   static NTSTATUS Connect(Adapter& a, QpHandle qp_a, Adapter& b, QpHandle qp_b);
 
   NTSTATUS CreateMr(PdHandle pd, bool fast_register, MrHandle* out);
+  // Registers [offset, offset + length) of `buffer`; the MR's addresses are the buffer's
+  // virtual addresses. `zero_based` (an MR addressed from 0) is not supported: refused with
+  // STATUS_INVALID_PARAMETER (SPEC.md 5 RegisterMr).
+  // With `async` (NDK's asynchronous form, a completion instead of a blocking call): returns
+  // STATUS_PENDING once the call is checked (inline failures are returned at once, as
+  // always); the device commands run in the background and `async` gets the final status.
+  // The MR's tokens are valid once it completes (SPEC.md 3 STATUS_PENDING, 5 RegisterMr).
   NTSTATUS RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset, uint64_t length,
-                      uint32_t mr_flags);
+                      uint32_t mr_flags, bool zero_based = false, AsyncRequest* async = nullptr);
   NTSTATUS DeregisterMr(MrHandle mr);
   NTSTATUS CreateMw(PdHandle pd, MwHandle* out);
   // Reserves `page_count` translation entries for fast registration; above the adapter's
@@ -93,8 +108,23 @@ class Adapter {
   uint64_t ObjectLength(uint32_t mpt_index);
 
   // --- initiator verbs (posted to the send queue) ---
+  // Returns once the device has executed the bind, so the window's token is valid as soon as
+  // Bind returns (SPEC.md 5 Bind); the completion still arrives on the CQ.
   NTSTATUS NdkBind(QpHandle qp, uint64_t request_context, MrHandle mr, MwHandle mw,
                    uint64_t virtual_address, uint64_t length, uint32_t flags);
+  // The user-mode variant (INDEndpoint::Bind): the window is zero-based; `out` receives its
+  // descriptor {Base 0, Length, Token} for the peer, which addresses the window by offsets.
+  NTSTATUS NdBind(QpHandle qp, uint64_t request_context, MrHandle mr, MwHandle mw,
+                  uint64_t virtual_address, uint64_t length, uint32_t flags,
+                  ndk::ND_MW_DESCRIPTOR* out);
+  // User-mode Read/Write through a window descriptor: the remote address is Base + offset.
+  // A transfer known to exceed the window (offset + length > Length) is refused inline with
+  // STATUS_REMOTE_RESOURCES (SPEC.md 3; ND_REMOTE_ERROR of INDEndpoint::Read).
+  NTSTATUS NdRead(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl, uint32_t nsge,
+                  const ndk::ND_MW_DESCRIPTOR& remote, uint64_t offset, uint32_t flags);
+  NTSTATUS NdWrite(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl,
+                   uint32_t nsge, const ndk::ND_MW_DESCRIPTOR& remote, uint64_t offset,
+                   uint32_t flags);
   NTSTATUS NdkRead(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl,
                    uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
                    uint32_t flags);
@@ -146,10 +176,18 @@ class Adapter {
   struct Impl;  // the driver's private state (adapter_impl.h)
 
  private:
+  // Runs `commit` (device commands) in a new SystemC thread for an asynchronous call on MR
+  // `mr`; returns STATUS_PENDING.
+  NTSTATUS start_async(MrHandle mr, std::function<void()> commit, AsyncRequest* async);
   uint32_t create_mpt_entry(PdHandle pd, MptKind kind, NTSTATUS* status);
   QpInfo* begin_post(QpHandle qp, NTSTATUS* status);
   NTSTATUS fail_post(QpHandle qp, NTSTATUS status, const std::string& why);
   NTSTATUS post(QpHandle qpn, QpInfo& qp, const Wqe& wqe);
+  NTSTATUS post_bind(QpHandle qp, uint64_t request_context, MrHandle mr, MwHandle mw,
+                     uint64_t virtual_address, uint64_t length, uint32_t flags, bool zero_based);
+  void wait_bind_executed(QpHandle qpn, QpInfo& qp, uint32_t wqe_index, MwHandle mw,
+                          uint8_t tag);
+  bool completion_queued(CqHandle cq, QpHandle qpn, uint32_t wqe_index);
   NTSTATUS post_rdma(WqeOpcode opcode, QpHandle qp, uint64_t request_context,
                      const ndk::NDK_SGE* sgl, uint32_t nsge, uint64_t remote_address,
                      uint32_t remote_token, uint32_t flags);

@@ -43,11 +43,13 @@ struct MrInfo {
   uint8_t tag = 0;              // fast-register MR: the tag the next fast-register advances
   bool fr_initialized = false;
   bool fr_remote_access = false;
+  bool pending = false;  // an asynchronous registration has not completed yet
 };
 
 struct MwInfo {
   PdHandle pd = 0;
   uint8_t tag = 0;  // the tag the next bind advances (the consumer picks new tags)
+  bool zero_based = false;  // last bound through the user-mode Bind (descriptor Base 0)
 };
 
 // First-fit allocator of index ranges (MTT entries).
@@ -86,7 +88,11 @@ struct Adapter::Impl {
   std::unordered_map<QpHandle, QpInfo> qps;
   std::unordered_map<MrHandle, MrInfo> mrs;
   std::unordered_map<MwHandle, MwInfo> mws;
+  std::map<uint64_t, Buffer> buffers;  // the process's allocations, by base VA
 
+  // Copies [va, va + length) of the process's memory (CPU loads, e.g. INLINE payloads);
+  // false when the range is not inside one allocation.
+  bool read_process(uint64_t va, uint8_t* data, uint64_t length);
   // Contiguous physical memory (queues, rings); 0 when memory is exhausted.
   uint64_t alloc_phys(uint64_t bytes, uint64_t align);
   MptEntry read_mpt(uint32_t index);

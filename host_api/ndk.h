@@ -103,7 +103,16 @@ struct NDK_ADAPTER_INFO {
   uint32_t MaxInitiatorQueueDepth = 0;
   uint32_t MaxCqDepth = 0;
   uint32_t LargeRequestThreshold = 0;
+  uint32_t MaxInlineDataSize = 0;  // INLINE payload limit (bytes)
   uint32_t AdapterFlags = 0;
+};
+
+// The user-mode Bind's memory-window descriptor (ND_MW_DESCRIPTOR, INDEndpoint::Bind): the
+// peer addresses the window by offsets from Base (0: zero-based) up to Length.
+struct ND_MW_DESCRIPTOR {
+  uint64_t Base = 0;
+  uint64_t Length = 0;
+  uint32_t Token = 0;
 };
 
 // NDK_SGE: a local buffer named by a local token.

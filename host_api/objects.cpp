@@ -134,7 +134,7 @@ NTSTATUS Adapter::CreateMr(PdHandle pd, bool fast_register, MrHandle* out) {
 }
 
 NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset, uint64_t length,
-                             uint32_t mr_flags) {
+                             uint32_t mr_flags, bool zero_based, AsyncRequest* async) {
   Impl& s = *impl_;
   auto it = s.mrs.find(mr);
   if (it == s.mrs.end() || it->second.fast_register || it->second.registered) {
@@ -142,6 +142,12 @@ NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset,
                                     : it->second.fast_register
                                           ? "MR was created for fast registration"
                                           : "MR already registered";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (zero_based) {
+    // Zero-based virtual addresses are not supported for RegisterMr (SPEC.md 5): the MR is
+    // always addressed by the buffer's own virtual addresses.
+    last_error_ = "zero-based virtual addresses are not supported by RegisterMr";
     return STATUS_INVALID_PARAMETER;
   }
   if (length == 0 || buffer.va == 0 || offset > buffer.size || length > buffer.size - offset) {
@@ -166,7 +172,6 @@ NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset,
     for (unsigned b = 0; b < 8; ++b) raw[b] = uint8_t(phys >> (8 * b));
     s.cpu.mem_write(s.icm.mtt_addr(mtt_index + uint32_t(i)), raw, kMttEntryBytes);
   }
-  s.context_changed(ContextKind::Mtt, mtt_index, uint32_t(count));
   MptEntry e = s.read_mpt(mr);
   e.state = MptState::Valid;
   e.tag = uint8_t(e.tag + 1);
@@ -177,12 +182,20 @@ NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset,
   e.mtt_index = mtt_index;
   e.page_capacity = uint32_t(count);
   e.bound_windows = 0;
-  s.write_mpt(mr, e);
-  s.context_changed(ContextKind::Mpt, mr);
   it->second.registered = true;
   it->second.mr_flags = mr_flags;
   it->second.mtt_index = mtt_index;
   it->second.mtt_count = uint32_t(count);
+  // The device commands: translation entries first, then the VALID MPT entry, so the device
+  // never sees the region before its translations (done now, or by an asynchronous call).
+  Impl* impl = impl_.get();
+  auto commit = [impl, mr, e, mtt_index, count] {
+    impl->context_changed(ContextKind::Mtt, mtt_index, uint32_t(count));
+    impl->write_mpt(mr, e);
+    impl->context_changed(ContextKind::Mpt, mr);
+  };
+  if (async) return start_async(mr, commit, async);
+  commit();
   return STATUS_SUCCESS;
 }
 
@@ -191,6 +204,10 @@ NTSTATUS Adapter::DeregisterMr(MrHandle mr) {
   auto it = s.mrs.find(mr);
   if (it == s.mrs.end() || !it->second.registered) {
     last_error_ = "MR not registered";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (it->second.pending) {
+    last_error_ = "the MR's asynchronous registration has not completed";
     return STATUS_INVALID_PARAMETER;
   }
   MptEntry e = s.read_mpt(mr);  // the device keeps bound_windows current in host memory
@@ -303,7 +320,10 @@ NTSTATUS Adapter::RunDmaBench(const Buffer& window, uint32_t size, uint64_t coun
 uint64_t Adapter::ObjectBaseVa(uint32_t mpt_index) {
   if (!impl_->mrs.count(mpt_index) && !impl_->mws.count(mpt_index)) return 0;
   const MptEntry e = impl_->read_mpt(mpt_index);
-  return e.state == MptState::Valid ? e.base_va : 0;
+  if (e.state != MptState::Valid) return 0;
+  // A zero-based window is addressed from 0: its descriptor's Base (SPEC.md 5 Bind).
+  if (e.kind == MptKind::Mw && e.zero_based) return 0;
+  return e.base_va;
 }
 
 uint64_t Adapter::ObjectLength(uint32_t mpt_index) {

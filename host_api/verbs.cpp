@@ -118,11 +118,58 @@ NTSTATUS Adapter::post_rdma(WqeOpcode opcode, QpHandle qpn, uint64_t request_con
   wqe.wr_id = request_context;
   wqe.remote_addr = remote_address;
   wqe.remote_token = remote_token;
+  if (wqe.is_inline()) {
+    // INLINE (SPEC.md 2): the CPU copies the payload into the WQE now, so the source may
+    // change as soon as the call returns; SGE tokens are ignored. Longer than the adapter's
+    // MaxInlineDataSize: a total length above the adapter limit (SPEC.md 4).
+    if (total > kMaxInlineBytes)
+      return fail_post(qpn, STATUS_INVALID_PARAMETER,
+                       "inline data longer than MaxInlineDataSize (" +
+                           std::to_string(kMaxInlineBytes) + " bytes)");
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < nsge; ++i) {
+      if (sgl[i].BufferLength == 0) continue;
+      if (!impl_->read_process(sgl[i].Buffer, wqe.inline_data.data() + at, sgl[i].BufferLength))
+        return fail_post(qpn, STATUS_INVALID_PARAMETER,
+                         "inline SGE " + std::to_string(i) + " is not in process memory");
+      at += sgl[i].BufferLength;
+    }
+    wqe.length = total;
+    return post(qpn, *qp, wqe);
+  }
+  // INLINE on a verb that has no payload to copy (Read) is passed on as given: the device
+  // refuses the malformed WQE (local QP operation error).
   wqe.nsge = uint8_t(nsge);
   for (uint32_t i = 0; i < nsge; ++i) {
     wqe.sge[i] = Sge{sgl[i].Buffer, sgl[i].BufferLength, sgl[i].MemoryRegionToken};
   }
   return post(qpn, *qp, wqe);
+}
+
+NTSTATUS Adapter::NdRead(QpHandle qp, uint64_t request_context, const NDK_SGE* sgl,
+                         uint32_t nsge, const ND_MW_DESCRIPTOR& remote, uint64_t offset,
+                         uint32_t flags) {
+  uint64_t total = 0;
+  for (uint32_t i = 0; sgl && i < nsge; ++i) total += sgl[i].BufferLength;
+  // The descriptor tells the requester the window's size: a read past it is known to fail
+  // (SPEC.md 3 STATUS_REMOTE_RESOURCES). Other inline checks come first.
+  NTSTATUS status;
+  if (!begin_post(qp, &status)) return status;
+  if (offset > remote.Length || total > remote.Length - offset)
+    return fail_post(qp, STATUS_REMOTE_RESOURCES, "the read exceeds the remote window");
+  return NdkRead(qp, request_context, sgl, nsge, remote.Base + offset, remote.Token, flags);
+}
+
+NTSTATUS Adapter::NdWrite(QpHandle qp, uint64_t request_context, const NDK_SGE* sgl,
+                          uint32_t nsge, const ND_MW_DESCRIPTOR& remote, uint64_t offset,
+                          uint32_t flags) {
+  uint64_t total = 0;
+  for (uint32_t i = 0; sgl && i < nsge; ++i) total += sgl[i].BufferLength;
+  NTSTATUS status;
+  if (!begin_post(qp, &status)) return status;
+  if (offset > remote.Length || total > remote.Length - offset)
+    return fail_post(qp, STATUS_REMOTE_RESOURCES, "the write exceeds the remote window");
+  return NdkWrite(qp, request_context, sgl, nsge, remote.Base + offset, remote.Token, flags);
 }
 
 NTSTATUS Adapter::NdkRead(QpHandle qp, uint64_t request_context, const NDK_SGE* sgl,
@@ -186,6 +233,29 @@ NTSTATUS Adapter::NdkReceive(QpHandle qpn, uint64_t request_context, const NDK_S
 
 NTSTATUS Adapter::NdkBind(QpHandle qpn, uint64_t request_context, MrHandle mr, MwHandle mw,
                           uint64_t virtual_address, uint64_t length, uint32_t flags) {
+  return post_bind(qpn, request_context, mr, mw, virtual_address, length, flags, false);
+}
+
+NTSTATUS Adapter::NdBind(QpHandle qpn, uint64_t request_context, MrHandle mr, MwHandle mw,
+                         uint64_t virtual_address, uint64_t length, uint32_t flags,
+                         ND_MW_DESCRIPTOR* out) {
+  if (!out) {
+    last_error_ = "no descriptor to fill";
+    return STATUS_INVALID_PARAMETER;
+  }
+  const NTSTATUS status =
+      post_bind(qpn, request_context, mr, mw, virtual_address, length, flags, true);
+  if (status == STATUS_SUCCESS) {
+    out->Base = 0;  // zero-based: the peer gives offsets inside the window
+    out->Length = length;
+    out->Token = GetRemoteTokenFromMw(mw);
+  }
+  return status;
+}
+
+NTSTATUS Adapter::post_bind(QpHandle qpn, uint64_t request_context, MrHandle mr, MwHandle mw,
+                            uint64_t virtual_address, uint64_t length, uint32_t flags,
+                            bool zero_based) {
   Impl& s = *impl_;
   NTSTATUS status;
   QpInfo* qp = begin_post(qpn, &status);
@@ -202,6 +272,7 @@ NTSTATUS Adapter::NdkBind(QpHandle qpn, uint64_t request_context, MrHandle mr, M
     return fail_post(qpn, STATUS_ACCESS_VIOLATION, "remote write on an MR without local write");
   MwInfo& window = mwit->second;
   window.tag = uint8_t(window.tag + 1);  // the consumer picks the window's next tag
+  window.zero_based = zero_based;
   Wqe wqe;
   wqe.opcode = WqeOpcode::Bind;
   wqe.flags = uint16_t(flags);
@@ -211,7 +282,51 @@ NTSTATUS Adapter::NdkBind(QpHandle qpn, uint64_t request_context, MrHandle mr, M
   wqe.remote_token = make_token(mw, window.tag);
   wqe.aux_token = GetLocalTokenFromMr(mr);
   wqe.length = length;
-  return post(qpn, *qp, wqe);
+  wqe.zero_based = zero_based ? 1 : 0;
+  const uint32_t wqe_index = qp->sq_producer;
+  post(qpn, *qp, wqe);
+  wait_bind_executed(qpn, *qp, wqe_index, mw, window.tag);
+  return STATUS_SUCCESS;
+}
+
+// "The token is valid as soon as Bind returns" (SPEC.md 5 Bind): the driver rings the
+// doorbell (a deferred bind too) and waits, like a synchronous firmware command, until the
+// device has executed the bind: the window's MPT entry shows the new tag, or the bind's
+// completion (a failure or a flush) is in the CQ ring. A CQ that overflowed, or a send queue
+// stalled for kBindWaitLimit of simulated time, ends the wait: the bind stays queued.
+void Adapter::wait_bind_executed(QpHandle qpn, QpInfo& qp, uint32_t wqe_index, MwHandle mw,
+                                 uint8_t tag) {
+  Impl& s = *impl_;
+  if (sc_core::sc_get_current_process_handle().proc_kind() != sc_core::SC_THREAD_PROC_) return;
+  s.ring_sq(qpn, qp);
+  const sc_core::sc_time limit(10, sc_core::SC_MS);
+  const sc_core::sc_time deadline = sc_core::sc_time_stamp() + limit;
+  for (;;) {
+    const MptEntry e = s.read_mpt(mw);
+    if (e.state == MptState::Valid && e.tag == tag) return;
+    if (completion_queued(qp.cq, qpn, wqe_index) || CqOverflowed(qp.cq)) return;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (now >= deadline) return;
+    s.cpu.wait_for_device_write(deadline - now);
+  }
+}
+
+// True when the CQ ring holds a not-yet-consumed send-queue completion of `wqe_index` of QP
+// `qpn` (looked at, not consumed: the consumer still polls it).
+bool Adapter::completion_queued(CqHandle cq, QpHandle qpn, uint32_t wqe_index) {
+  Impl& s = *impl_;
+  auto it = s.cqs.find(cq);
+  if (it == s.cqs.end()) return false;
+  const CqInfo& info = it->second;
+  for (uint32_t i = 0; i < info.depth; ++i) {
+    const uint32_t at = info.consumer + i;
+    uint8_t raw[kCqeBytes];
+    s.cpu.mem_read(info.ring + uint64_t(at % info.depth) * kCqeBytes, raw, kCqeBytes);
+    const Cqe cqe = Cqe::decode(raw);
+    if (cqe.owner != uint8_t(1 + ((at / info.depth) & 1))) return false;  // not written yet
+    if (cqe.qpn == qpn && is_send_queue(cqe.opcode) && cqe.wqe_index == wqe_index) return true;
+  }
+  return false;
 }
 
 NTSTATUS Adapter::NdkFastRegister(QpHandle qpn, uint64_t request_context, MrHandle mr,

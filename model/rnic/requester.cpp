@@ -138,7 +138,9 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   if (qp.error) {
     ++flushed_;
     finish(qp, qp.pending.back(), CqeStatus::Flush);
-  } else if (!context || !context->valid || !context->connected) {
+  } else if (!context || !context->valid || !context->connected || !wqe_well_formed(wqe)) {
+    // No usable QP context, or a malformed WQE (a flag its opcode does not define, inline
+    // data that does not fit): a local QP operation error, STATUS_INTERNAL_ERROR (SPEC.md 3).
     finish(qp, qp.pending.back(), CqeStatus::LocalQpOperation);
   } else if (wqe.opcode == WqeOpcode::Read) {
     const QpcEntry copy = *context;

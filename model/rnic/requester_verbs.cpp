@@ -98,6 +98,7 @@ CqeStatus Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const W
   bind.va = wqe.remote_addr;
   bind.length = wqe.length;
   bind.rights = access_from_op_flags(wqe.access) & (kAccessRemoteRead | kAccessRemoteWrite);
+  bind.zero_based = wqe.zero_based ? 1 : 0;
   send_message(pool_, check_isock, bind, delay);
   if (bind.status == CqeStatus::Success) ++binds_;
   return bind.status == CqeStatus::Success ? CqeStatus::Success : CqeStatus::MwBind;
@@ -107,14 +108,21 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
                                  uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay) {
   Pending* p = find(qp, sequence);
   uint64_t total = 0;
-  // Source SGEs: local read is always granted, so only key, PD and range are checked.
-  // (INLINE data is not modeled: the SGEs are read and checked as for any write.)
-  const CqeStatus checked = check_sgl(qpn, context, wqe, 0, *p, &total, delay);
-  if (checked != CqeStatus::Success) {
-    finish(qp, *p, checked);
-    return;
+  if (wqe.is_inline()) {
+    // INLINE (SPEC.md 2): the payload was copied into the WQE at post time; there are no
+    // SGEs, so no local key check and no DMA read of the source buffer.
+    total = wqe.length;  // <= kMaxInlineBytes: wqe_well_formed() checked it
+    p->sinks = 0;
+    tx_packet_.payload.assign(wqe.inline_data.begin(), wqe.inline_data.begin() + total);
+  } else {
+    // Source SGEs: local read is always granted, so only key, PD and range are checked.
+    const CqeStatus checked = check_sgl(qpn, context, wqe, 0, *p, &total, delay);
+    if (checked != CqeStatus::Success) {
+      finish(qp, *p, checked);
+      return;
+    }
+    tx_packet_.payload.resize(total);
   }
-  tx_packet_.payload.resize(total);
   uint64_t offset = 0;
   for (uint32_t i = 0; i < p->sinks; ++i) {
     const SinkSge& source = p->sink[i];

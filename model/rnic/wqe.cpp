@@ -9,8 +9,8 @@
 namespace rnic {
 
 // WQE layout: 0 opcode 1 nsge 2 flags(16) 4 access(32) 8 wr_id 16 remote_addr
-// 24 remote_token 28 aux_token 32 length 40 page_list 48 page_count 52 fbo
-// 64 + 16*i: sge[i] = addr(64) length(32) token(32)
+// 24 remote_token 28 aux_token 32 length 40 page_list 48 page_count 52 fbo 56 zero_based
+// 64 + 16*i: sge[i] = addr(64) length(32) token(32); INLINE send/write: 64.. payload
 void Wqe::encode(uint8_t* out) const {
   std::memset(out, 0, kWqeBytes);
   out[0] = uint8_t(opcode);
@@ -25,6 +25,11 @@ void Wqe::encode(uint8_t* out) const {
   put_le<uint64_t>(out + 40, page_list);
   put_le<uint32_t>(out + 48, page_count);
   put_le<uint32_t>(out + 52, fbo);
+  out[56] = zero_based;
+  if (is_inline()) {
+    std::memcpy(out + 64, inline_data.data(), kMaxInlineBytes);
+    return;
+  }
   for (uint32_t i = 0; i < kMaxSge; ++i) {
     uint8_t* s = out + 64 + 16 * i;
     put_le<uint64_t>(s, sge[i].addr);
@@ -47,6 +52,11 @@ Wqe Wqe::decode(const uint8_t* in) {
   w.page_list = get_le<uint64_t>(in + 40);
   w.page_count = get_le<uint32_t>(in + 48);
   w.fbo = get_le<uint32_t>(in + 52);
+  w.zero_based = in[56];
+  if (w.is_inline()) {
+    std::memcpy(w.inline_data.data(), in + 64, kMaxInlineBytes);
+    return w;
+  }
   for (uint32_t i = 0; i < kMaxSge; ++i) {
     const uint8_t* s = in + 64 + 16 * i;
     w.sge[i].addr = get_le<uint64_t>(s);
@@ -96,6 +106,16 @@ CqeOpcode completion_opcode(WqeOpcode opcode) {
     case WqeOpcode::Nop: break;
   }
   return CqeOpcode::Send;
+}
+
+bool wqe_well_formed(const Wqe& wqe) {
+  const bool send = wqe.opcode == WqeOpcode::Send || wqe.opcode == WqeOpcode::SendInvalidate;
+  if ((wqe.flags & kWqeFlagSolicit) && !send) return false;
+  if (wqe.flags & kWqeFlagInline) {
+    if (!wqe.is_inline()) return false;
+    if (wqe.length > kMaxInlineBytes) return false;
+  }
+  return true;
 }
 
 }  // namespace rnic

@@ -9,6 +9,10 @@
 namespace rnic {
 
 constexpr uint32_t kMaxSge = 4;  // SGEs that fit in one 128-byte WQE
+// INLINE send/write: the payload sits in the WQE where the SGEs would (bytes 64..127).
+constexpr uint32_t kMaxInlineBytes = 64;
+constexpr uint16_t kWqeFlagSolicit = 0x004;  // NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT
+constexpr uint16_t kWqeFlagInline = 0x040;   // NDK_OP_FLAG_INLINE
 
 enum class WqeOpcode : uint8_t {
   Nop = 0,
@@ -42,7 +46,17 @@ struct Wqe {
   uint64_t page_list = 0;    // FastRegister: physical address of the page array
   uint32_t page_count = 0;   // FastRegister
   uint32_t fbo = 0;          // FastRegister: first byte offset
+  uint8_t zero_based = 0;    // Bind: the user-mode variant (remote offsets start at 0)
   std::array<Sge, kMaxSge> sge{};
+  // INLINE Write/Send/SendInvalidate: `length` payload bytes, copied at post time.
+  std::array<uint8_t, kMaxInlineBytes> inline_data{};
+
+  // INLINE applies to this WQE (the flag on a send or write).
+  bool is_inline() const {
+    return (flags & kWqeFlagInline) &&
+           (opcode == WqeOpcode::Write || opcode == WqeOpcode::Send ||
+            opcode == WqeOpcode::SendInvalidate);
+  }
 
   uint64_t sgl_length() const {
     uint64_t total = 0;
@@ -94,5 +108,10 @@ struct Cqe {
 };
 
 CqeOpcode completion_opcode(WqeOpcode opcode);
+
+// A WQE the device can execute: its flags are ones its opcode defines (SEND_AND_SOLICIT_EVENT
+// only on sends, SPEC.md 2; INLINE only on sends and writes, with at most kMaxInlineBytes).
+// Anything else is a malformed WQE: a local QP operation error (as mlx5 reports a bad WQE).
+bool wqe_well_formed(const Wqe& wqe);
 
 }  // namespace rnic

@@ -155,6 +155,42 @@ TEST_CASE("Wqe round trip with four SGEs", "[unit][codec]") {
   CHECK(bad.sgl_length() == d.sgl_length());  // sums at most kMaxSge entries
 }
 
+TEST_CASE("Wqe inline payload, zero-based bind and well-formedness", "[unit][codec]") {
+  Wqe w;
+  w.opcode = WqeOpcode::Write;
+  w.flags = kWqeFlagInline;
+  w.length = kMaxInlineBytes;
+  for (uint32_t i = 0; i < kMaxInlineBytes; ++i) w.inline_data[i] = uint8_t(0x80 + i);
+  std::vector<uint8_t> raw(kWqeBytes, 0x5A);
+  w.encode(raw.data());
+  Wqe d = Wqe::decode(raw.data());
+  CHECK(d.is_inline());
+  CHECK(d.nsge == 0);
+  CHECK(d.length == kMaxInlineBytes);
+  CHECK(d.inline_data == w.inline_data);
+  CHECK(wqe_well_formed(d));
+  d.length = kMaxInlineBytes + 1;  // does not fit the WQE
+  CHECK_FALSE(wqe_well_formed(d));
+
+  Wqe read;
+  read.opcode = WqeOpcode::Read;
+  read.flags = kWqeFlagInline;  // INLINE is for sends and writes only
+  CHECK_FALSE(read.is_inline());
+  CHECK_FALSE(wqe_well_formed(read));
+  read.flags = kWqeFlagSolicit;  // SEND_AND_SOLICIT_EVENT is for sends only
+  CHECK_FALSE(wqe_well_formed(read));
+  Wqe send;
+  send.opcode = WqeOpcode::SendInvalidate;
+  send.flags = kWqeFlagSolicit;
+  CHECK(wqe_well_formed(send));
+
+  Wqe bind;
+  bind.opcode = WqeOpcode::Bind;
+  bind.zero_based = 1;
+  bind.encode(raw.data());
+  CHECK(Wqe::decode(raw.data()).zero_based == 1);
+}
+
 TEST_CASE("Cqe round trip and opcode mapping", "[unit][codec]") {
   Cqe c;
   c.status = CqeStatus::RemoteAccess;
