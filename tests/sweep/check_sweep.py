@@ -48,7 +48,10 @@ def grid_args(out):
             "--plot", "x=steps[0].size,y=gbps,series=pcie.mrrs,logx,file=gbps.png"]
 
 
-def check_output(out):
+def check_output(out, remote):
+    if not os.path.exists(os.path.join(out, "results.csv")):
+        check(False, f"no {out}/results.csv")
+        return
     with open(os.path.join(out, "results.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
     check(len(rows) == 9, f"{len(rows)} CSV rows, expected 9")
@@ -72,6 +75,13 @@ def check_output(out):
         got = (p.get("results") or {}).get("config", {}).get("pcie.mrrs")
         check(str(got) == p["params"]["pcie.mrrs"],
               f"point {p['point']}: effective pcie.mrrs {got} != {p['params']['pcie.mrrs']}")
+    # Where each point ran: in the sweep's process locally, in a worker process with Dask.
+    ran_in = [p["ran_in"] for p in results["points"]]
+    print("points ran in:", {r: ran_in.count(r) for r in set(ran_in)})
+    if remote:
+        check(results["sweep_process"] not in ran_in, "a point ran in the sweep process")
+    else:
+        check(set(ran_in) == {results["sweep_process"]}, "a local point ran elsewhere")
     png = os.path.join(out, "gbps.png")
     with open(png, "rb") if os.path.exists(png) else open(os.devnull, "rb") as f:
         magic = f.read(8)
@@ -96,6 +106,24 @@ def check_errors():
         check(proc.returncode == 2, f"{what}: exit {proc.returncode}, expected 2")
         check(what in proc.stderr, f"{what}: not named on stderr")
     check(not os.path.exists(os.path.join(out, "results.csv")), "an argument error ran points")
+
+
+def check_failed_point():
+    """Values valid alone, invalid together (ways must divide entries): that point fails at
+    run time, the others run; exit 1, and the CSV row says so."""
+    out = os.path.join(WORK, "combination")
+    proc = sweep(SCENARIO, "--grid", "mtt.cache_entries=16,24", "--grid", "mtt.cache_ways=8,16",
+                 "--out", out)
+    check(proc.returncode == 1, f"a failing point: sweep exit {proc.returncode}, expected 1")
+    with open(os.path.join(out, "results.csv"), newline="") as f:
+        rows = {(r["mtt.cache_entries"], r["mtt.cache_ways"]): r for r in csv.DictReader(f)}
+    check(len(rows) == 4, f"{len(rows)} rows, expected 4")
+    bad = rows.get(("24", "16"), {})
+    check(bad.get("passed") == "0" and bad.get("exit_code") == "2" and not bad.get("step0.ops"),
+          f"the 24/16 point: {bad}")
+    check(all(r["passed"] == "1" for k, r in rows.items() if k != ("24", "16")),
+          "a valid point did not pass")
+    check("must divide" in proc.stderr, "the failing point's error is not shown")
 
 
 def no_orphans():
@@ -160,8 +188,9 @@ def main():
     if MODE == "local":
         proc = sweep(*grid_args(out), "--jobs", "2")
         check(proc.returncode == 0, f"sweep exit {proc.returncode}")
-        check_output(out)
+        check_output(out, remote=False)
         check_errors()
+        check_failed_point()
     elif MODE == "dask":
         try:
             import distributed  # noqa: F401
@@ -176,7 +205,7 @@ def main():
                 print("cluster at", address)
                 proc = sweep(*grid_args(out), "--scheduler", address)
                 check(proc.returncode == 0, f"sweep exit {proc.returncode}")
-                check_output(out)
+                check_output(out, remote=True)
         finally:
             stop_cluster(procs)
         check(all(p.poll() is not None for p in procs), "a cluster process survived")
