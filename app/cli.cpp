@@ -15,6 +15,7 @@
 #include "app/scenario.h"
 #include "app/text.h"
 #include "app/trace_writer.h"
+#include "model/platform/system.h"
 
 namespace rnic::app {
 
@@ -29,6 +30,8 @@ const char* const kUsage =
     "  validate FILE.json  parse and check a scenario, run nothing\n"
     "  params              list every config key with unit, default and meaning\n"
     "  presets             list the config presets\n"
+    "  stats               list every statistic of the results JSON (owner, name, unit,\n"
+    "                      meaning)\n"
     "\n"
     "  rnicsim --help | rnicsim COMMAND --help | rnicsim --version\n";
 
@@ -59,6 +62,12 @@ const char* const kParamsUsage =
     "Lists every config key (for config.set and --set) with unit, value and meaning;\n"
     "values are the defaults, or those of preset NAME.\n";
 
+const char* const kStatsUsage =
+    "usage: rnicsim stats\n"
+    "\n"
+    "Lists every counter a run writes to the results JSON under \"stats\": owner (NODE stands\n"
+    "for each node's name), name, unit and meaning, one per line, columns separated by tabs.\n";
+
 const char* const kPresetsUsage =
     "usage: rnicsim presets\n"
     "\n"
@@ -85,6 +94,7 @@ const char* usage_of(const std::string& command) {
   if (command == "validate") return kValidateUsage;
   if (command == "params") return kParamsUsage;
   if (command == "presets") return kPresetsUsage;
+  if (command == "stats") return kStatsUsage;
   return kUsage;
 }
 
@@ -128,6 +138,18 @@ int cmd_presets(std::ostream& out) {
     out << p.name << ": " << p.description << '\n';
     for (const auto& [key, value] : p.values) out << "    " << key << " = " << value << '\n';
   }
+  return kExitPassed;
+}
+
+// Elaborates a one-node system named NODE (monitor included) and walks its counters: the
+// same walk that fills "stats" after a run, so the list cannot drift from the code.
+int cmd_stats(std::ostream& out) {
+  SystemConfig config;
+  config.protection_monitor = true;
+  System system(config, {"NODE"});
+  system.visit_stats([&](const std::string& owner, const Counter& c) {
+    out << owner << '\t' << c.name << '\t' << c.unit << '\t' << c.description << '\n';
+  });
   return kExitPassed;
 }
 
@@ -199,7 +221,7 @@ int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
       if (status == kExitPassed) status = kExitInvalid;
     }
   }
-  if (!o.quiet) out << summary_line(scenario, run) << '\n';
+  if (!o.quiet) out << summary_line(scenario, run) << '\n' << workload_table(run);
   return status;
 }
 
@@ -220,7 +242,8 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
     o->command = "version";
     return true;
   }
-  if (first != "run" && first != "validate" && first != "params" && first != "presets") {
+  if (first != "run" && first != "validate" && first != "params" && first != "presets" &&
+      first != "stats") {
     *error = "unknown command " + quote(first);
     return false;
   }
@@ -321,6 +344,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     if (o.command == "params") return cmd_params(o, out, err);
     if (o.command == "presets") return cmd_presets(out);
+    if (o.command == "stats") return cmd_stats(out);
     if (o.command == "validate") return cmd_validate(o, out, err);
     return cmd_run(o, out, err);
   } catch (const std::bad_alloc&) {

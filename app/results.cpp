@@ -145,4 +145,26 @@ std::string summary_line(const Scenario& scenario, const RunResult& run) {
          format_sim_time(run.sim_ns) + "  wall " + wall;
 }
 
+std::string workload_table(const RunResult& run) {
+  std::string out;
+  for (const StepResult& s : run.steps) {
+    if (s.metrics.empty()) continue;
+    auto metric = [&](const char* name) {
+      for (const auto& [key, value] : s.metrics) {
+        if (key == name) return value;
+      }
+      return 0.0;
+    };
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "  step %-3zu %-12s %10.0f ops %9.3f Mops/s %8.2f Gb/s  latency p50 %.0f "
+                  "p99 %.0f max %.0f ns  hit rate mtt %.3f mpt %.3f\n",
+                  size_t(s.index), s.op.c_str(), metric("ops"), metric("mops"), metric("gbps"),
+                  metric("latency_ns.p50"), metric("latency_ns.p99"), metric("latency_ns.max"),
+                  metric("mtt.hit_rate"), metric("mpt.hit_rate"));
+    out += line;
+  }
+  return out;
+}
+
 }  // namespace rnic::app

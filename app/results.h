@@ -17,6 +17,9 @@ nlohmann::json results_json(const Scenario& scenario, const RunResult& run, uint
 std::string write_json_file(const std::string& file_name, const nlohmann::json& results);
 // "read-through-window: PASS  19/19 steps  sim 12.3 us  wall 0.04 s"
 std::string summary_line(const Scenario& scenario, const RunResult& run);
+// One line per workload step that ran (read_stream, write_stream, dma_bench): its metrics,
+// for a person reading the terminal ("" when the run had no workload step).
+std::string workload_table(const RunResult& run);
 // 1234567 -> "1.235 ms"
 std::string format_sim_time(uint64_t ns);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Command-line parsing and the commands that need no simulation.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "app/cli.h"
+#include "app/results.h"
 
 using namespace rnic::app;
 
@@ -95,4 +97,57 @@ TEST_CASE("validate: exit 0 for a good file, 2 with file:line:column for a bad o
   CHECK(err.find("cannot open") != std::string::npos);
   std::remove(good.c_str());
   std::remove(bad.c_str());
+}
+
+TEST_CASE("stats lists every counter with owner, unit and meaning", "[app]") {
+  std::string out;
+  REQUIRE(run({"stats"}, &out) == 0);
+  CHECK(out.find("NODE.rnic.mtt\tmtt_hits\tlookups\t") != std::string::npos);
+  CHECK(out.find("NODE.pcie\t") != std::string::npos);
+  CHECK(out.find("NODE.monitor\t") != std::string::npos);
+  CHECK(out.find("\nswitch\t") != std::string::npos);
+  std::istringstream lines(out);
+  std::string line;
+  int count = 0;
+  while (std::getline(lines, line)) {
+    ++count;
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string f; std::getline(cells, f, '\t');) fields.push_back(f);
+    INFO(line);
+    REQUIRE(fields.size() == 4);
+    CHECK_FALSE(fields[2].empty());
+    CHECK_FALSE(fields[3].empty());
+  }
+  CHECK(count > 40);
+  CHECK(run({"stats", "extra"}) == 2);
+}
+
+TEST_CASE("the run summary has one metrics line per workload step", "[app]") {
+  RunResult run_result;
+  StepResult setup;
+  setup.index = 0;
+  setup.op = "alloc";
+  StepResult stream;
+  stream.index = 14;
+  stream.op = "read_stream";
+  stream.metrics = {{"ops", 20000},
+                    {"mops", 5.829},
+                    {"gbps", 2.98},
+                    {"latency_ns.p50", 2753},
+                    {"latency_ns.p99", 2753.4},
+                    {"latency_ns.max", 4218},
+                    {"mtt.hit_rate", 1},
+                    {"mpt.hit_rate", 0.5}};
+  run_result.steps = {setup, stream};
+  const std::string table = workload_table(run_result);
+  CHECK(std::count(table.begin(), table.end(), '\n') == 1);
+  CHECK(table.find("step 14") != std::string::npos);
+  CHECK(table.find("read_stream") != std::string::npos);
+  CHECK(table.find("20000 ops") != std::string::npos);
+  CHECK(table.find("5.829 Mops/s") != std::string::npos);
+  CHECK(table.find("2.98 Gb/s") != std::string::npos);
+  CHECK(table.find("p50 2753 p99 2753 max 4218 ns") != std::string::npos);
+  CHECK(table.find("mtt 1.000 mpt 0.500") != std::string::npos);
+  CHECK(workload_table(RunResult{}).empty());
 }
