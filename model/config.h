@@ -36,17 +36,20 @@ struct MttConfig {
   uint32_t cache_entries = 1024;  // translation cache entries (one page each)
   uint32_t cache_ways = 8;        // associativity; entries/ways sets, LRU in a set
   uint32_t lookup_cycles = 2;     // pipeline latency of a hit
+  uint32_t lookup_ii_cycles = 1;  // initiation interval: a new page lookup at most this often
   uint32_t entries_per_fetch = 8; // MTT entries fetched per miss (one 64 B line of 8 B entries)
 };
 
 struct MptConfig {
   uint32_t cache_entries = 256;  // protection table (MPT) cache entries, fully associative LRU
   uint32_t check_cycles = 4;     // key/PD/rights/bounds check latency
+  uint32_t check_ii_cycles = 1;  // initiation interval: a new check at most this often
 };
 
 struct WqeConfig {
   uint32_t fetch_batch = 4;    // WQEs fetched per DMA read when that many are posted
   uint32_t decode_cycles = 4;  // decode a fetched WQE
+  uint32_t decode_ii_cycles = 1;  // initiation interval of the decoder
 };
 
 struct QpConfig {
@@ -79,6 +82,10 @@ struct DeviceTiming {
   uint32_t doorbell_cycles = 4;      // decode an MMIO doorbell
   uint32_t responder_cycles = 8;     // parse an incoming request
   uint32_t completion_cycles = 4;    // build a completion entry
+  // Initiation intervals: a unit accepts a new transaction at most every N cycles.
+  uint32_t doorbell_ii_cycles = 1;
+  uint32_t responder_ii_cycles = 1;
+  uint32_t completion_ii_cycles = 1;
 };
 
 struct RnicConfig {

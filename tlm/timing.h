@@ -29,6 +29,27 @@ class Clock {
 inline sc_core::sc_time ps(uint64_t n) { return sc_core::sc_time(double(n), sc_core::SC_PS); }
 inline sc_core::sc_time ns(double n) { return sc_core::sc_time(n, sc_core::SC_NS); }
 
+// A pipelined unit: a transaction enters no earlier than `ii_cycles` (the initiation interval)
+// after the previous one entered and leaves `latency_cycles` after entering. `items` > 1 (pages
+// of one translation) enter back to back, one interval each; the last leaves latency later.
+class PipelineStage {
+ public:
+  PipelineStage(const Clock& clock, uint32_t latency_cycles, uint32_t ii_cycles)
+      : latency_(clock.cycles(latency_cycles)), ii_(clock.cycles(ii_cycles ? ii_cycles : 1)) {}
+  // When a transaction arriving at `arrival` leaves the stage.
+  sc_core::sc_time pass(const sc_core::sc_time& arrival, uint64_t items = 1) {
+    const sc_core::sc_time start = arrival > next_entry_ ? arrival : next_entry_;
+    const sc_core::sc_time last = start + ii_ * double(items ? items - 1 : 0);
+    next_entry_ = last + ii_;
+    return last + latency_;
+  }
+
+ private:
+  sc_core::sc_time latency_;
+  sc_core::sc_time ii_;
+  sc_core::sc_time next_entry_ = sc_core::SC_ZERO_TIME;
+};
+
 // A serial resource (one direction of a link, a cache port): first come, first served.
 // reserve() books `bytes` starting no earlier than `earliest` and returns when they are done.
 class BandwidthPipe {

@@ -13,7 +13,7 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfi
       stats(std::string(this->name())),
       icm_(icm),
       clock_(config.timing.clock_mhz),
-      completion_cycles_(config.timing.completion_cycles),
+      build_stage_(clock_, config.timing.completion_cycles, config.timing.completion_ii_cycles),
       completions_(stats.add("completions", "entries", "completion entries written")),
       errors_(stats.add("error_completions", "entries", "entries with a non-success status")),
       overflows_(stats.add("overflows", "entries", "entries lost to a full CQ (flagged)")),
@@ -34,7 +34,7 @@ void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp,
   }
   // FIFO order is posting order; a later entry never overtakes an earlier one.
   const sc_core::sc_time handed = sc_core::sc_time_stamp() + delay;
-  sc_core::sc_time at = handed + clock_.cycles(completion_cycles_);
+  sc_core::sc_time at = build_stage_.pass(handed);
   if (!queue_.empty() && queue_.back().at > at) at = queue_.back().at;
   queue_.push_back({handed, at, *record});
   queued_event_.notify(sc_core::SC_ZERO_TIME);

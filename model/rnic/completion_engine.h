@@ -53,7 +53,7 @@ class CompletionEngine : public sc_core::sc_module {
 
   IcmLayout icm_;
   Clock clock_;
-  uint32_t completion_cycles_;
+  PipelineStage build_stage_;
   PayloadPool pool_;
   ContextCache<CqcEntry, kCqcEntryBytes> cqc_;
   std::unordered_map<uint32_t, CqState> cqs_;

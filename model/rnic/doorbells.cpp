@@ -15,7 +15,7 @@ Doorbells::Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing)
       ctrl_isock("ctrl_isock"),
       stats(std::string(this->name())),
       clock_(timing.clock_mhz),
-      timing_(timing),
+      decode_stage_(clock_, timing.doorbell_cycles, timing.doorbell_ii_cycles),
       sq_doorbells_(stats.add("sq_doorbells", "writes", "send-queue doorbells")),
       cq_doorbells_(stats.add("cq_doorbells", "writes", "CQ consumer-index updates")),
       rq_doorbells_(stats.add("rq_doorbells", "writes", "receive-queue doorbells")),
@@ -32,7 +32,8 @@ void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     return;
   }
   const uint64_t value = get_le<uint64_t>(gp.get_data_ptr());
-  delay += clock_.cycles(timing_.doorbell_cycles);
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  delay = decode_stage_.pass(now + delay) - now;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   const uint64_t window = offset / bar::kWindowBytes * bar::kWindowBytes;
   const uint32_t number = uint32_t((offset - window) / bar::kRegisterStride);

@@ -30,7 +30,7 @@ class Doorbells : public sc_core::sc_module {
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
   Clock clock_;
-  DeviceTiming timing_;
+  PipelineStage decode_stage_;
   PayloadPool pool_;
   Counter& sq_doorbells_;
   Counter& cq_doorbells_;

@@ -15,6 +15,7 @@ Mtt::Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout
       stats(std::string(this->name())),
       icm_(icm),
       clock_(config.timing.clock_mhz),
+      lookup_stage_(clock_, config.mtt.lookup_cycles, config.mtt.lookup_ii_cycles),
       config_(config.mtt),
       cache_(config.mtt.cache_entries, config.mtt.cache_ways),
       translations_(stats.add("translations", "requests", "translation requests")),
@@ -72,8 +73,9 @@ bool Mtt::translate(TranslateRequest& req, sc_core::sc_time& delay) {
     ++pages;
   }
   pages_ += pages;
-  // Pipelined lookups: the first page pays the full latency, each further one a cycle.
-  delay += clock_.cycles(config_.lookup_cycles + (pages ? pages - 1 : 0));
+  // Pipelined lookups: the first page pays the full latency, each further one an interval.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  delay = lookup_stage_.pass(now + delay, pages) - now;
   return true;
 }
 

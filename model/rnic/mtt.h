@@ -39,6 +39,7 @@ class Mtt : public sc_core::sc_module {
 
   IcmLayout icm_;
   Clock clock_;
+  PipelineStage lookup_stage_;
   MttConfig config_;
   PayloadPool pool_;
   SetAssocCache<uint64_t> cache_;

@@ -14,7 +14,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const RnicCon
       stats(std::string(this->name())),
       icm_(icm),
       clock_(config.timing.clock_mhz),
-      check_cycles_(config.mpt.check_cycles),
+      check_stage_(clock_, config.mpt.check_cycles, config.mpt.check_ii_cycles),
       cache_(config.mpt.cache_entries, config.mpt.cache_entries),
       checks_(stats.add("checks", "requests", "protection checks and binds")),
       failures_(stats.add("failures", "requests", "checks that failed")),
@@ -130,7 +130,8 @@ void ProtectionChecker::check_b_transport(int, tlm::tlm_generic_payload& gp,
   }
   ++checks_;
   const TraceScope slice(trace_, "protection check", req->trace_id, delay);
-  delay += clock_.cycles(check_cycles_);
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  delay = check_stage_.pass(now + delay) - now;
   req->status = handle(*req, delay);
   if (req->status != CqeStatus::Success) ++failures_;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);

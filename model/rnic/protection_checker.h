@@ -40,7 +40,7 @@ class ProtectionChecker : public sc_core::sc_module {
 
   IcmLayout icm_;
   Clock clock_;
-  uint32_t check_cycles_;
+  PipelineStage check_stage_;
   PayloadPool pool_;
   SetAssocCache<MptEntry> cache_;
   TraceTrack trace_;

@@ -25,6 +25,7 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       icm_(icm),
       node_id_(node_id),
       clock_(config.timing.clock_mhz),
+      parse_stage_(clock_, config.timing.responder_cycles, config.timing.responder_ii_cycles),
       requests_(stats.add("read_requests", "requests", "RDMA read requests received")),
       write_requests_(stats.add("write_requests", "requests", "RDMA write requests received")),
       send_requests_(stats.add("send_requests", "requests", "sends received")),
@@ -137,7 +138,7 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   const bool send = request->kind == PacketKind::SendRequest;
   sc_core::sc_time started;
   if (trace_.on()) started = sc_core::sc_time_stamp() + delay;
-  delay += clock_.cycles(config_.timing.responder_cycles);
+  delay = parse_stage_.pass(sc_core::sc_time_stamp() + delay) - sc_core::sc_time_stamp();
   const uint32_t qpn = request->dst_qpn;
   response_.kind = write || send ? PacketKind::Ack : PacketKind::ReadResponse;
   response_.src_node = node_id_;

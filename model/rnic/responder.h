@@ -87,6 +87,7 @@ class Responder : public sc_core::sc_module {
   IcmLayout icm_;
   uint32_t node_id_;
   Clock clock_;
+  PipelineStage parse_stage_;
   PayloadPool pool_;
   ContextCache<QpcEntry, kQpcEntryBytes> qpc_;
   std::unordered_map<uint32_t, QpState> qps_;

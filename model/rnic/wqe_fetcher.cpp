@@ -16,6 +16,7 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config,
       config_(config),
       icm_(icm),
       clock_(config.timing.clock_mhz),
+      decode_stage_(clock_, config.wqe.decode_cycles, config.wqe.decode_ii_cycles),
       wqes_fetched_(stats.add("wqes_fetched", "WQEs", "WQEs read from send queues")),
       fetch_reads_(stats.add("fetch_reads", "transactions", "DMA reads of WQE batches")),
       bad_doorbells_(stats.add("bad_doorbells", "writes", "doorbells for unknown QPs or beyond the ring")) {
@@ -122,7 +123,7 @@ void WqeFetcher::fetch_from(uint32_t qpn, QueueState& q) {
     work.wqe = Wqe::decode(buffer_.data() + size_t(i) * kWqeBytes);
     ++wqes_fetched_;
     ++q.fetched;
-    sc_core::sc_time d = clock_.cycles(config_.wqe.decode_cycles);
+    sc_core::sc_time d = decode_stage_.pass(sc_core::sc_time_stamp()) - sc_core::sc_time_stamp();
     if (trace_.on()) {
       // Context lookup, the batch's DMA read and this WQE's decode.
       work.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);

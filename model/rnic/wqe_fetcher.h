@@ -59,6 +59,7 @@ class WqeFetcher : public sc_core::sc_module {
   RnicConfig config_;
   IcmLayout icm_;
   Clock clock_;
+  PipelineStage decode_stage_;
   PayloadPool pool_;
   ContextCache<QpcEntry, kQpcEntryBytes> qpc_;
   std::unordered_map<uint32_t, QueueState> queues_;
