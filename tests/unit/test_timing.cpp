@@ -56,3 +56,18 @@ TEST_CASE("slot pool hands out the slot that frees first", "[unit][timing]") {
   CHECK(one.acquire(SC_ZERO_TIME) == sc_time(70, SC_NS));
   one.release(sc_time(80, SC_NS));
 }
+
+TEST_CASE("pipeline stage: latency per transaction and one entry per initiation interval",
+          "[unit][timing]") {
+  const Clock clock(500.0);           // 2 ns per cycle
+  PipelineStage stage(clock, 4, 3);   // 8 ns latency, a new entry every 6 ns
+  const sc_core::sc_time t0(100, sc_core::SC_NS);
+  CHECK(stage.pass(t0) == t0 + ns(8));
+  CHECK(stage.pass(t0) == t0 + ns(6 + 8));    // entered one interval later
+  CHECK(stage.pass(t0 + ns(1)) == t0 + ns(12 + 8));
+  // After a gap the stage is free again: no interval to wait.
+  CHECK(stage.pass(t0 + ns(100)) == t0 + ns(108));
+  // Three pages of one lookup enter back to back; the last leaves latency after entering.
+  CHECK(stage.pass(t0 + ns(200), 3) == t0 + ns(200 + 2 * 6 + 8));
+  CHECK(stage.pass(t0 + ns(200)) == t0 + ns(200 + 3 * 6 + 8));
+}
