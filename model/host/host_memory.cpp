@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tlm/extensions.h"
+
 namespace rnic {
 
 HostMemory::HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& config)
@@ -81,6 +83,7 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     ++dev_writes_;
     dev_write_lines_ += lines;
     device_write_event_.notify(delay);
+    if (dma_source_of(gp) == DmaSource::Completion) completion_write_event_.notify(delay);
   } else {
     ++dev_reads_;
     dev_read_lines_ += lines;

@@ -22,7 +22,8 @@ Node::Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& c
     rnic.pcie_isock.bind(pcie.dev_tsock);
   }
   pcie.mem_isock.bind(memory.dev_tsock);
-  cpu.set_device_write_event(&memory.device_write_event());
+  // The host sleeps until a completion entry lands (its interrupt), not every data write.
+  cpu.set_device_write_event(&memory.completion_write_event());
 }
 
 System::System(const SystemConfig& config, const std::vector<std::string>& node_names)
