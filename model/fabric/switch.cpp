@@ -59,22 +59,21 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
 
 void Switch::deliver_thread() {
   for (;;) {
-    if (in_flight_.empty()) {
-      wait(arrival_event_);
-      continue;
+    wait(arrival_event_);
+    // Every packet due now, then sleep until the next arrival. b_transport notifies the event
+    // for each arrival (an earlier pending notification wins): one wakeup per arrival time,
+    // and no timed wait whose cancelled timeout would linger in the kernel's queue.
+    while (!in_flight_.empty() && in_flight_.top().arrival <= sc_core::sc_time_stamp()) {
+      Packet* packet = in_flight_.top().packet;
+      in_flight_.pop();
+      ++forwarded_;
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      auto* target = port_isock[int(packet->dst_node)];
+      send_message(pool_, target, *packet, delay);
+      free_packets_.push_back(packet);
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (in_flight_.top().arrival > now) {
-      wait(in_flight_.top().arrival - now, arrival_event_);
-      continue;
-    }
-    Packet* packet = in_flight_.top().packet;
-    in_flight_.pop();
-    ++forwarded_;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    auto* target = port_isock[int(packet->dst_node)];
-    send_message(pool_, target, *packet, delay);
-    free_packets_.push_back(packet);
+    if (!in_flight_.empty())
+      arrival_event_.notify(in_flight_.top().arrival - sc_core::sc_time_stamp());
   }
 }
 
