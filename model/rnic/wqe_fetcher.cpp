@@ -109,8 +109,13 @@ void WqeFetcher::fetch_from(uint32_t qpn, QueueState& q) {
   const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, buffer_.data(),
                                batch * kWqeBytes, DmaSource::WqeFetch, delay);
   ++fetch_reads_;
-  wait(delay);  // the WQEs are on chip only when the read completes
+  // The WQEs are on chip only when the read completes, at `ready`. Rather than waiting for it
+  // here and again for each decode, the first WQE goes to the requester with read + decode as
+  // its annotated delay (the requester synchronises once, at the same time as before), later
+  // ones with the decode alone (the requester's synchronisation has consumed the read).
+  const sc_core::sc_time ready = started + delay;
   if (!ok) {
+    wait(delay);
     ++bad_doorbells_;
     q.fetched = q.producer;
     return;
@@ -122,7 +127,9 @@ void WqeFetcher::fetch_from(uint32_t qpn, QueueState& q) {
     work.wqe = Wqe::decode(buffer_.data() + size_t(i) * kWqeBytes);
     ++wqes_fetched_;
     ++q.fetched;
-    sc_core::sc_time d = clock_.cycles(config_.wqe.decode_cycles);
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    sc_core::sc_time d = (ready > now ? ready - now : sc_core::SC_ZERO_TIME) +
+                         clock_.cycles(config_.wqe.decode_cycles);
     if (trace_.on()) {
       // Context lookup, the batch's DMA read and this WQE's decode.
       work.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
