@@ -37,8 +37,19 @@ class BandwidthPipe {
   explicit BandwidthPipe(double bytes_per_ns) { set_rate(bytes_per_ns); }
   void set_rate(double bytes_per_ns) { ps_per_byte_ = bytes_per_ns > 0 ? 1000.0 / bytes_per_ns : 0; }
 
+  // Without contention (fast functional mode) a booking starts at `earliest` whatever was
+  // booked before: with temporal decoupling bookings arrive out of time order, and a FIFO
+  // would queue an early transfer behind one booked microseconds ahead, compounding per op.
+  void set_contention(bool on) { contention_ = on; }
+
   sc_core::sc_time duration(uint64_t bytes) const { return ps(uint64_t(bytes * ps_per_byte_ + 0.5)); }
   sc_core::sc_time reserve(const sc_core::sc_time& earliest, uint64_t bytes) {
+    if (!contention_) {
+      const sc_core::sc_time d = duration(bytes);
+      busy_time_ += d;
+      if (earliest + d > busy_until_) busy_until_ = earliest + d;
+      return earliest + d;
+    }
     sc_core::sc_time start = earliest > busy_until_ ? earliest : busy_until_;
     sc_core::sc_time d = duration(bytes);
     busy_until_ = start + d;
@@ -50,6 +61,7 @@ class BandwidthPipe {
 
  private:
   double ps_per_byte_ = 0;
+  bool contention_ = true;
   sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time busy_time_ = sc_core::SC_ZERO_TIME;
 };

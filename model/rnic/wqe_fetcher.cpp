@@ -24,6 +24,9 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config,
   buffer_.resize(size_t(std::max<uint32_t>(1, config.wqe.fetch_batch)) * kWqeBytes);
   SC_HAS_PROCESS(WqeFetcher);
   SC_THREAD(fetch_thread);
+  // Fast mode: the whole read (request, remote service, response, landing, completion) can
+  // run as nested calls on this thread's stack.
+  if (config.sim.fast) set_stack_size(4u << 20);
 }
 
 void WqeFetcher::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
