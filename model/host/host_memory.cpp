@@ -26,13 +26,20 @@ HostMemory::HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& con
 }
 
 uint8_t* HostMemory::page(uint64_t page_number, bool create) {
+  if (page_number == last_page_number_) return last_page_;
   auto it = pages_.find(page_number);
-  if (it != pages_.end()) return it->second.get();
-  if (!create) return nullptr;
-  auto fresh = std::make_unique<uint8_t[]>(kPageBytes);
-  std::memset(fresh.get(), 0, kPageBytes);
-  uint8_t* p = fresh.get();
-  pages_.emplace(page_number, std::move(fresh));
+  uint8_t* p = nullptr;
+  if (it != pages_.end()) {
+    p = it->second.get();
+  } else {
+    if (!create) return nullptr;
+    auto fresh = std::make_unique<uint8_t[]>(kPageBytes);
+    std::memset(fresh.get(), 0, kPageBytes);
+    p = fresh.get();
+    pages_.emplace(page_number, std::move(fresh));
+  }
+  last_page_number_ = page_number;
+  last_page_ = p;
   return p;
 }
 
