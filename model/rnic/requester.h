@@ -20,6 +20,7 @@
 #include "model/rnic/icm.h"
 #include "model/rnic/messages.h"
 #include "tlm/payload_pool.h"
+#include "tlm/recycling_allocator.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
@@ -86,7 +87,9 @@ class Requester : public sc_core::sc_module {
   };
   struct QpState {
     uint32_t qpn = 0;
-    std::deque<Pending> pending;  // posting order; deque keeps references stable on push
+    // Posting order; deque keeps references stable on push. A Pending is larger than a deque
+    // node's 512 B target, so each push allocated a node: recycled instead.
+    std::deque<Pending, RecyclingAllocator<Pending>> pending;
     uint64_t next_sequence = 0;
     uint32_t reads_outstanding = 0;
     // Fast mode: read responses arrive as nested calls, so the count above never reaches
