@@ -26,7 +26,8 @@ HostMemory::HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& con
 }
 
 uint8_t* HostMemory::page(uint64_t page_number, bool create) {
-  if (page_number == last_page_number_) return last_page_;
+  RecentPage& recent = recent_[page_number % kRecentPages];
+  if (recent.number == page_number) return recent.data;
   auto it = pages_.find(page_number);
   uint8_t* p = nullptr;
   if (it != pages_.end()) {
@@ -38,8 +39,8 @@ uint8_t* HostMemory::page(uint64_t page_number, bool create) {
     p = fresh.get();
     pages_.emplace(page_number, std::move(fresh));
   }
-  last_page_number_ = page_number;
-  last_page_ = p;
+  recent.number = page_number;
+  recent.data = p;
   return p;
 }
 

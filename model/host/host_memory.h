@@ -46,9 +46,14 @@ class HostMemory : public sc_core::sc_module {
 
   HostMemoryConfig config_;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
-  // The last page found (pages are never freed): streams hit the same page again and again.
-  uint64_t last_page_number_ = ~uint64_t(0);
-  uint8_t* last_page_ = nullptr;
+  // Pages found recently, direct-mapped by page number (pages are never freed, so the
+  // pointers stay valid): queues, tables and data buffers each hit their own few pages.
+  struct RecentPage {
+    uint64_t number = ~uint64_t(0);
+    uint8_t* data = nullptr;
+  };
+  static constexpr size_t kRecentPages = 64;
+  RecentPage recent_[kRecentPages];
   sc_core::sc_event device_write_event_;
   sc_core::sc_event completion_write_event_;
   Counter& dev_reads_;
