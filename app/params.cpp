@@ -77,6 +77,10 @@ std::vector<ParamDef> build_table() {
        "protection monitor on each device's host-memory port (1): a DMA outside every valid "
        "token and range fails the scenario; 0 runs faster",
        Kind::Integer, 0, 1, Rule::Range, RNIC_PARAM_FIELD(protection_monitor)},
+      {"sim.fast", "bool",
+       "simulation mode: 0 cycle-approximate, 1 fast functional (loosely timed, temporal "
+       "decoupling; same statuses and bytes, approximate times)",
+       Kind::Integer, 0, 1, Rule::Range, RNIC_PARAM_FIELD(rnic.sim.fast)},
       {"mtt.cache_entries", "entries", "translation cache entries (one page each)", Kind::Integer,
        1, 1 << 20, Rule::Range, RNIC_PARAM_FIELD(rnic.mtt.cache_entries)},
       {"mtt.cache_ways", "ways", "translation cache associativity (divides cache_entries)",

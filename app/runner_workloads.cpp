@@ -36,9 +36,14 @@ double rate(uint64_t hits, uint64_t misses) {
 double now_ns() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
 
 // Fills the metrics and checks them against the step's bounds.
+// SystemC delta cycles (evaluation phases with a process to run) so far: every timed event
+// that wakes a process costs at least one, so deltas per op measure how many times the
+// kernel had to schedule work for one operation (the simulator's cost, not the device's).
+uint64_t deltas() { return uint64_t(sc_core::sc_delta_count()); }
+
 void report(const Step& step, StepResult& result, uint64_t ops, uint64_t bytes, double sim_ns,
             const LatencyHistogram& latency_ps, const CacheCounts& before,
-            const CacheCounts& after) {
+            const CacheCounts& after, uint64_t deltas_before) {
   auto ns = [](uint64_t ps) { return double(ps) / 1000.0; };
   result.metrics = {
       {"ops", double(ops)},
@@ -52,6 +57,7 @@ void report(const Step& step, StepResult& result, uint64_t ops, uint64_t bytes, 
       {"latency_ns.max", ns(latency_ps.max())},
       {"mtt.hit_rate", rate(after.mtt_hits - before.mtt_hits, after.mtt_misses - before.mtt_misses)},
       {"mpt.hit_rate", rate(after.mpt_hits - before.mpt_hits, after.mpt_misses - before.mpt_misses)},
+      {"deltas_per_op", ops ? double(deltas() - deltas_before) / double(ops) : 0.0},
   };
   for (const MetricBound& bound : step.metrics) {
     double value = 0;
@@ -97,6 +103,7 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
 
   const CacheCounts before = cache_counts(ctx.system);
   const double start_ns = now_ns();
+  const uint64_t deltas_before = deltas();
   std::vector<sc_core::sc_time> posted_at(outstanding);
   LatencyHistogram latency;
   uint64_t posted = 0, completed = 0;
@@ -155,7 +162,7 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
     }
   }
   report(step, result, step.count, step.count * size, now_ns() - start_ns, latency, before,
-         cache_counts(ctx.system));
+         cache_counts(ctx.system), deltas_before);
 }
 
 }  // namespace
@@ -175,13 +182,14 @@ void exec_dma_bench(RunContext& ctx, const Step& step, StepResult& result) {
   LatencyHistogram latency;
   const CacheCounts before = cache_counts(ctx.system);
   const double start_ns = now_ns();
+  const uint64_t deltas_before = deltas();
   if (status == ndk::STATUS_SUCCESS) {
     status = a.RunDmaBench(window, uint32_t(step.size), step.count, uint32_t(step.outstanding),
                            step.random_pattern, ctx.seed() + step.index, &latency);
   }
   if (!ctx.check_status(step, status, a, result)) return;
   report(step, result, step.count, step.count * step.size, now_ns() - start_ns, latency, before,
-         cache_counts(ctx.system));
+         cache_counts(ctx.system), deltas_before);
 }
 
 }  // namespace rnic::app

@@ -24,7 +24,8 @@ const char* const kMetricNames[] = {"ops",
                                     "latency_ns.p99",
                                     "latency_ns.max",
                                     "mtt.hit_rate",
-                                    "mpt.hit_rate"};
+                                    "mpt.hit_rate",
+                                    "deltas_per_op"};
 }  // namespace
 
 void parse_expect_status(const Reader& r, Step& s) {

@@ -77,6 +77,16 @@ struct FabricConfig {
   uint32_t link_latency_ns = 300;  // propagation + switch cut-through, one way
 };
 
+// How the simulation runs (not what it models).
+struct SimConfig {
+  // false: cycle-approximate (every unit synchronises with simulated time before it acts).
+  // true: fast functional mode: loosely timed with temporal decoupling (the WQE fetcher and
+  // requester run ahead with annotated delays, the switch delivers packets by a direct call
+  // instead of a delivery thread; links, ports and switch outputs stop modelling contention,
+  // since bookings arrive out of time order). Same statuses and bytes; times approximate.
+  bool fast = false;
+};
+
 struct DeviceTiming {
   double clock_mhz = 500.0;          // device core clock
   uint32_t doorbell_cycles = 4;      // decode an MMIO doorbell
@@ -97,6 +107,7 @@ struct RnicConfig {
   WqeConfig wqe;
   QpConfig qp;
   PortConfig port;
+  SimConfig sim;
   // Adapter capability flags reported by NDK_ADAPTER_INFO (SPEC.md section 2).
   uint32_t adapter_flags = 0x1 | 0x10;  // IN_ORDER_DMA | RDMA_READ_LOCAL_INVALIDATE_SUPPORTED
 };

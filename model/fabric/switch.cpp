@@ -5,13 +5,15 @@
 
 namespace rnic {
 
-Switch::Switch(sc_core::sc_module_name name, const FabricConfig& fabric, const PortConfig& port)
+Switch::Switch(sc_core::sc_module_name name, const FabricConfig& fabric, const PortConfig& port,
+               const SimConfig& sim)
     : sc_module(name),
       port_tsock("port_tsock"),
       port_isock("port_isock"),
       stats(std::string(this->name())),
       link_latency_(double(fabric.link_latency_ns), sc_core::SC_NS),
       port_(port),
+      direct_(sim.fast),
       forwarded_(stats.add("forwarded", "messages", "messages delivered")),
       dropped_(stats.add("dropped", "messages", "messages for a node that does not exist")),
       queued_ps_(stats.add("queued_ps", "ps", "time messages waited for a busy output port")) {
@@ -38,8 +40,11 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
     ++dropped_;
     return;
   }
-  if (egress_.size() < size_t(port_isock.size()))
-    egress_.resize(size_t(port_isock.size()), BandwidthPipe(port_.gbps / 8.0));
+  if (egress_.size() < size_t(port_isock.size())) {
+    BandwidthPipe pipe(port_.gbps / 8.0);
+    pipe.set_contention(!direct_);
+    egress_.resize(size_t(port_isock.size()), pipe);
+  }
   // `delay` is when the last bit left the sender. Cut-through: the output port starts
   // sending one link latency after the sender did, or when it is free.
   const sc_core::sc_time now = sc_core::sc_time_stamp();
@@ -51,6 +56,15 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
       (sent > serialization ? sent - serialization : sc_core::SC_ZERO_TIME) + link_latency_;
   if (out.busy_until() > earliest) queued_ps_ += (out.busy_until() - earliest).value();
   const sc_core::sc_time arrival = out.reserve(earliest, bytes);
+  if (direct_) {
+    // Fast mode: the receiver handles the sender's own message now, annotated with the
+    // arrival time; the sender's `delay` is its own and stays as it was.
+    ++forwarded_;
+    sc_core::sc_time at = arrival - now;
+    port_isock[int(packet->dst_node)]->b_transport(gp, at);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
   Packet* copy = take_packet();
   *copy = *packet;  // reuses the copy's payload capacity
   in_flight_.push({arrival, order_++, copy});
@@ -59,22 +73,21 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
 
 void Switch::deliver_thread() {
   for (;;) {
-    if (in_flight_.empty()) {
-      wait(arrival_event_);
-      continue;
+    wait(arrival_event_);
+    // Every packet due now, then sleep until the next arrival. b_transport notifies the event
+    // for each arrival (an earlier pending notification wins): one wakeup per arrival time,
+    // and no timed wait whose cancelled timeout would linger in the kernel's queue.
+    while (!in_flight_.empty() && in_flight_.top().arrival <= sc_core::sc_time_stamp()) {
+      Packet* packet = in_flight_.top().packet;
+      in_flight_.pop();
+      ++forwarded_;
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      auto* target = port_isock[int(packet->dst_node)];
+      send_message(pool_, target, *packet, delay);
+      free_packets_.push_back(packet);
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (in_flight_.top().arrival > now) {
-      wait(in_flight_.top().arrival - now, arrival_event_);
-      continue;
-    }
-    Packet* packet = in_flight_.top().packet;
-    in_flight_.pop();
-    ++forwarded_;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    auto* target = port_isock[int(packet->dst_node)];
-    send_message(pool_, target, *packet, delay);
-    free_packets_.push_back(packet);
+    if (!in_flight_.empty())
+      arrival_event_.notify(in_flight_.top().arrival - sc_core::sc_time_stamp());
   }
 }
 

@@ -17,14 +17,14 @@ void HostCpu::run_dma_bench(DmaBenchRequest& request) {
 }
 
 namespace {
-bool cpu_access(InitiatorSocket<HostCpu>& socket, tlm::tlm_command command, uint64_t addr,
-                void* data, uint64_t length) {
-  tlm::tlm_generic_payload gp;
+bool cpu_access(InitiatorSocket<HostCpu>& socket, tlm::tlm_generic_payload& gp,
+                tlm::tlm_command command, uint64_t addr, void* data, uint64_t length) {
   gp.set_command(command);
   gp.set_address(addr);
   gp.set_data_ptr(static_cast<unsigned char*>(data));
   gp.set_data_length(unsigned(length));
   gp.set_streaming_width(unsigned(length));
+  gp.set_byte_enable_ptr(nullptr);
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
   socket->b_transport(gp, zero);
@@ -34,18 +34,19 @@ bool cpu_access(InitiatorSocket<HostCpu>& socket, tlm::tlm_command command, uint
 
 bool HostCpu::mem_write(uint64_t phys_addr, const void* data, uint64_t length) {
   if (length > 0xffffffffu) return false;
-  return cpu_access(mem_isock, tlm::TLM_WRITE_COMMAND, phys_addr, const_cast<void*>(data), length);
+  return cpu_access(mem_isock, mem_gp_, tlm::TLM_WRITE_COMMAND, phys_addr, const_cast<void*>(data),
+                    length);
 }
 
 bool HostCpu::mem_read(uint64_t phys_addr, void* data, uint64_t length) {
   if (length > 0xffffffffu) return false;
-  return cpu_access(mem_isock, tlm::TLM_READ_COMMAND, phys_addr, data, length);
+  return cpu_access(mem_isock, mem_gp_, tlm::TLM_READ_COMMAND, phys_addr, data, length);
 }
 
 sc_core::sc_time HostCpu::mmio_write64(uint64_t bar_offset, uint64_t value) {
   uint8_t bytes[8];
   put_le<uint64_t>(bytes, value);
-  tlm::tlm_generic_payload gp;
+  tlm::tlm_generic_payload& gp = mmio_gp_;
   gp.set_command(tlm::TLM_WRITE_COMMAND);
   gp.set_address(bar_offset);
   gp.set_data_ptr(bytes);
@@ -68,8 +69,27 @@ bool HostCpu::wait_for_device_write(const sc_core::sc_time& timeout) {
     return false;
   }
   const sc_core::sc_time start = sc_core::sc_time_stamp();
-  wait(timeout, *device_write_event_);
-  return sc_core::sc_time_stamp() - start < timeout;
+  const sc_core::sc_time deadline = start + timeout;
+  if (timeout_armed_ && timeout_at_ <= start) timeout_armed_ = false;  // it has fired
+  if (!timeout_armed_ || timeout_at_ > deadline) {
+    timeout_event_.notify(timeout);  // an earlier notification replaces a later one
+    timeout_at_ = deadline;
+    timeout_armed_ = true;
+  }
+  // An earlier deadline armed by a previous wait wakes this one early: callers re-check
+  // their condition and wait again, as after any wakeup.
+  wait(wake_);
+  return sc_core::sc_time_stamp() < deadline;
+}
+
+void HostCpu::set_device_write_event(const sc_core::sc_event* event) {
+  device_write_event_ = event;
+  sc_core::sc_event_or_list wake;
+  if (event) {
+    wake |= *event;
+    wake |= timeout_event_;
+  }
+  wake_.swap(wake);
 }
 
 }  // namespace rnic

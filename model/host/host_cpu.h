@@ -40,10 +40,21 @@ class HostCpu : public sc_core::sc_module {
   bool wait_for_device_write(const sc_core::sc_time& timeout);
 
   // Bound by the platform to HostMemory's device-write event.
-  void set_device_write_event(const sc_core::sc_event* event) { device_write_event_ = event; }
+  void set_device_write_event(const sc_core::sc_event* event);
 
  private:
   const sc_core::sc_event* device_write_event_ = nullptr;
+  // One timeout event for every wait_for_device_write. A wait(timeout, event) that ends by
+  // the event leaves its cancelled timeout in the kernel's timed queue until it would have
+  // expired (Accellera 2.3 keeps cancelled timed notifications queued), so a 10 ms patience per
+  // poll kept ~10^5 dead entries there; one re-armed timer keeps at most one.
+  sc_core::sc_event timeout_event_;
+  sc_core::sc_time timeout_at_;
+  bool timeout_armed_ = false;
+  sc_core::sc_event_or_list wake_;  // device write | timeout
+  // Reused for every CPU access (a payload constructed per access costs two heap calls).
+  tlm::tlm_generic_payload mem_gp_;
+  tlm::tlm_generic_payload mmio_gp_;
 };
 
 }  // namespace rnic

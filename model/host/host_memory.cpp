@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tlm/extensions.h"
+
 namespace rnic {
 
 HostMemory::HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& config)
@@ -24,13 +26,21 @@ HostMemory::HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& con
 }
 
 uint8_t* HostMemory::page(uint64_t page_number, bool create) {
+  RecentPage& recent = recent_[page_number % kRecentPages];
+  if (recent.number == page_number) return recent.data;
   auto it = pages_.find(page_number);
-  if (it != pages_.end()) return it->second.get();
-  if (!create) return nullptr;
-  auto fresh = std::make_unique<uint8_t[]>(kPageBytes);
-  std::memset(fresh.get(), 0, kPageBytes);
-  uint8_t* p = fresh.get();
-  pages_.emplace(page_number, std::move(fresh));
+  uint8_t* p = nullptr;
+  if (it != pages_.end()) {
+    p = it->second.get();
+  } else {
+    if (!create) return nullptr;
+    auto fresh = std::make_unique<uint8_t[]>(kPageBytes);
+    std::memset(fresh.get(), 0, kPageBytes);
+    p = fresh.get();
+    pages_.emplace(page_number, std::move(fresh));
+  }
+  recent.number = page_number;
+  recent.data = p;
   return p;
 }
 
@@ -81,6 +91,7 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     ++dev_writes_;
     dev_write_lines_ += lines;
     device_write_event_.notify(delay);
+    if (dma_source_of(gp) == DmaSource::Completion) completion_write_event_.notify(delay);
   } else {
     ++dev_reads_;
     dev_read_lines_ += lines;

@@ -26,6 +26,10 @@ class HostMemory : public sc_core::sc_module {
 
   // Notified (at the time the data lands) whenever the device writes host memory.
   const sc_core::sc_event& device_write_event() const { return device_write_event_; }
+  // Notified (at the time the entry lands) when the device writes a completion entry or a CQ
+  // overflow flag (DmaSource::Completion): the host's interrupt, so a polling host does not
+  // wake for every data write.
+  const sc_core::sc_event& completion_write_event() const { return completion_write_event_; }
   uint64_t size_bytes() const { return config_.size_bytes; }
   uint64_t touched_pages() const { return pages_.size(); }
   StatGroup stats;
@@ -42,7 +46,16 @@ class HostMemory : public sc_core::sc_module {
 
   HostMemoryConfig config_;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
+  // Pages found recently, direct-mapped by page number (pages are never freed, so the
+  // pointers stay valid): queues, tables and data buffers each hit their own few pages.
+  struct RecentPage {
+    uint64_t number = ~uint64_t(0);
+    uint8_t* data = nullptr;
+  };
+  static constexpr size_t kRecentPages = 64;
+  RecentPage recent_[kRecentPages];
   sc_core::sc_event device_write_event_;
+  sc_core::sc_event completion_write_event_;
   Counter& dev_reads_;
   Counter& dev_writes_;
   Counter& dev_read_lines_;

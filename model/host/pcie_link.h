@@ -31,6 +31,13 @@ class PcieLink : public sc_core::sc_module {
   PcieLink(sc_core::sc_module_name name, const PcieConfig& config);
   StatGroup stats;
 
+  // Fast functional mode (sim.fast): the link directions stop queuing transfers behind each
+  // other (see BandwidthPipe::set_contention); the per-transfer formulas stay the same.
+  void set_contention(bool on) {
+    upstream_.set_contention(on);
+    downstream_.set_contention(on);
+  }
+
  private:
   void dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void host_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

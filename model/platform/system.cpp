@@ -22,7 +22,9 @@ Node::Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& c
     rnic.pcie_isock.bind(pcie.dev_tsock);
   }
   pcie.mem_isock.bind(memory.dev_tsock);
-  cpu.set_device_write_event(&memory.device_write_event());
+  pcie.set_contention(!config.rnic.sim.fast);
+  // The host sleeps until a completion entry lands (its interrupt), not every data write.
+  cpu.set_device_write_event(&memory.completion_write_event());
 }
 
 System::System(const SystemConfig& config, const std::vector<std::string>& node_names)
@@ -30,7 +32,8 @@ System::System(const SystemConfig& config, const std::vector<std::string>& node_
   for (size_t i = 0; i < node_names.size(); ++i) {
     nodes_.push_back(std::make_unique<Node>(node_names[i].c_str(), uint32_t(i), config_));
   }
-  switch_ = std::make_unique<Switch>("switch", config_.fabric, config_.rnic.port);
+  switch_ = std::make_unique<Switch>("switch", config_.fabric, config_.rnic.port,
+                                     config_.rnic.sim);
   for (auto& node : nodes_) {
     node->rnic.net_isock.bind(switch_->port_tsock);
     switch_->port_isock.bind(node->rnic.net_tsock);

@@ -37,7 +37,7 @@ void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp,
   sc_core::sc_time at = build_stage_.pass(handed);
   if (!queue_.empty() && queue_.back().at > at) at = queue_.back().at;
   queue_.push_back({handed, at, *record});
-  queued_event_.notify(sc_core::SC_ZERO_TIME);
+  queued_event_.notify(at - sc_core::sc_time_stamp());
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -58,17 +58,18 @@ void CompletionEngine::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::s
 
 void CompletionEngine::write_thread() {
   for (;;) {
-    if (queue_.empty()) wait(queued_event_);
-    if (queue_.empty()) continue;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (queue_.front().at > now) {
-      wait(queue_.front().at - now);
-      continue;
+    wait(queued_event_);
+    // Every entry due now, in FIFO order, then sleep until the next one is due. The event is
+    // notified for each entry's due time (of two pending timed notifications the earlier one
+    // wins: IEEE 1666 sc_event::notify), so the thread wakes once per due time instead of at
+    // hand-over and again then.
+    while (!queue_.empty() && queue_.front().at <= sc_core::sc_time_stamp()) {
+      const CompletionRecord record = queue_.front().record;
+      const sc_core::sc_time handed = queue_.front().handed;
+      queue_.pop_front();
+      write_entry(record, handed);
     }
-    const CompletionRecord record = queue_.front().record;
-    const sc_core::sc_time handed = queue_.front().handed;
-    queue_.pop_front();
-    write_entry(record, handed);
+    if (!queue_.empty()) queued_event_.notify(queue_.front().at - sc_core::sc_time_stamp());
   }
 }
 

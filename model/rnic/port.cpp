@@ -20,6 +20,7 @@ Port::Port(sc_core::sc_module_name name, const RnicConfig& config)
       tx_bytes_(stats.add("tx_bytes", "bytes", "bytes sent, headers included")),
       rx_packets_(stats.add("rx_packets", "messages", "messages received")),
       rx_bytes_(stats.add("rx_bytes", "bytes", "bytes received, headers included")) {
+  wire_.set_contention(!config.sim.fast);
   tx_tsock.register_b_transport(this, &Port::tx_b_transport);
   wire_tsock.register_b_transport(this, &Port::rx_b_transport);
 }

@@ -22,7 +22,7 @@ ProtectionMonitor::ProtectionMonitor(sc_core::sc_module_name name, const IcmLayo
 }
 
 bool ProtectionMonitor::read(uint64_t addr, void* data, uint32_t length) {
-  tlm::tlm_generic_payload gp;
+  tlm::tlm_generic_payload& gp = read_gp_;
   gp.set_command(tlm::TLM_READ_COMMAND);
   gp.set_address(addr);
   gp.set_data_ptr(static_cast<unsigned char*>(data));

@@ -49,6 +49,7 @@ class ProtectionMonitor : public sc_core::sc_module {
   };
   std::vector<Match> recent_;  // last regions and pages that allowed a DMA, newest first
   std::vector<uint8_t> table_;
+  tlm::tlm_generic_payload read_gp_;  // reused by read(): no payload construction per check
   std::vector<std::string> log_;
   Counter& checked_;
   Counter& violations_;

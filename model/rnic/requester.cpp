@@ -54,6 +54,7 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
   ctrl_tsock.register_b_transport(this, &Requester::ctrl_b_transport);
   SC_HAS_PROCESS(Requester);
   SC_THREAD(retry_thread);
+  if (config.sim.fast) set_stack_size(4u << 20);  // retransmissions run nested, as in WqeFetcher
 }
 
 void Requester::retry_thread() {
@@ -112,8 +113,10 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   const uint32_t wqe_index = work->wqe_index;
   const uint64_t trace_id = work->trace_id;
   ++wqes_;
-  wait(delay);  // the WQE is decoded; execution starts now
-  delay = sc_core::SC_ZERO_TIME;
+  if (!config_.sim.fast) {
+    wait(delay);  // the WQE is decoded; execution starts now
+    delay = sc_core::SC_ZERO_TIME;
+  }  // fast mode: execution starts at the annotated time, without synchronising
   const TraceScope slice(trace_, "execute", trace_id, delay);
 
   QpState& qp = state(qpn);
@@ -231,6 +234,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   }
   p->awaiting_response = false;
   if (p->opcode == WqeOpcode::Read) --qp.reads_outstanding;
+  release_ord_slot(qp, *p, sc_core::sc_time_stamp() + delay);
   CqeStatus status = land_response(*p, *packet, delay);
   if (status == CqeStatus::Success && p->opcode == WqeOpcode::Read &&
       (p->flags & kReadLocalInvalidate) && (config_.adapter_flags & kLocalInvalidateSupported) &&
@@ -267,6 +271,7 @@ void Requester::flush_all(QpState& qp) {
     if (p.done) continue;
     ++flushed_;
     if (p.awaiting_response && p.opcode == WqeOpcode::Read) --qp.reads_outstanding;
+    release_ord_slot(qp, p, sc_core::sc_time_stamp());
     p.awaiting_response = false;
     p.done = true;
     p.status = CqeStatus::Flush;
@@ -314,6 +319,7 @@ void Requester::flush_after(QpState& qp, uint64_t sequence) {
   for (Pending& later : qp.pending) {
     if (later.sequence <= sequence) continue;
     if (later.awaiting_response && later.opcode == WqeOpcode::Read) --qp.reads_outstanding;
+    release_ord_slot(qp, later, sc_core::sc_time_stamp());
     later.awaiting_response = false;
     if (!later.done || later.status == CqeStatus::Success) ++flushed_;
     later.done = true;
@@ -348,6 +354,12 @@ void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
     sc_core::sc_time d = delay;
     send_message(pool_, qp_event_isock, event, d);
   }
+}
+
+void Requester::release_ord_slot(QpState& qp, Pending& p, const sc_core::sc_time& at) {
+  if (!p.holds_ord_slot) return;
+  p.holds_ord_slot = false;
+  qp.ord_slots.release(at);
 }
 
 uint32_t Requester::wqes_in_flight() const {

@@ -20,6 +20,7 @@
 #include "model/rnic/icm.h"
 #include "model/rnic/messages.h"
 #include "tlm/payload_pool.h"
+#include "tlm/recycling_allocator.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
@@ -70,6 +71,7 @@ class Requester : public sc_core::sc_module {
     uint16_t flags = 0;
     bool done = false;
     bool awaiting_response = false;
+    bool holds_ord_slot = false;  // fast mode: owns one of qp.ord_slots until it finishes
     CqeStatus status = CqeStatus::Success;
     uint32_t bytes = 0;
     uint8_t sinks = 0;
@@ -85,9 +87,16 @@ class Requester : public sc_core::sc_module {
   };
   struct QpState {
     uint32_t qpn = 0;
-    std::deque<Pending> pending;  // posting order; deque keeps references stable on push
+    // Posting order; deque keeps references stable on push. A Pending is larger than a deque
+    // node's 512 B target, so each push allocated a node: recycled instead.
+    std::deque<Pending, RecyclingAllocator<Pending>> pending;
     uint64_t next_sequence = 0;
     uint32_t reads_outstanding = 0;
+    // Fast mode: read responses arrive as nested calls, so the count above never reaches
+    // ORD; instead each read holds a slot until its response's (annotated) time, and a read
+    // starts no earlier than a slot is free: ORD still spaces reads in simulated time.
+    SlotPool ord_slots;
+    uint32_t ord_slot_count = 0;
     bool error = false;
     // A local error still to be told to the responder side, after its completion is out.
     CqeStatus responder_notice = CqeStatus::Success;
@@ -130,6 +139,8 @@ class Requester : public sc_core::sc_module {
   static bool has_error_pending(const QpState& qp);
   void retry_thread();
   void wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay);
+  // Fast mode: frees p's ORD slot at `at` (absolute), if it holds one.
+  static void release_ord_slot(QpState& qp, Pending& p, const sc_core::sc_time& at);
   // Local-invalidate fence: waits until every earlier request of the QP has finished.
   void wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay);
 

@@ -61,6 +61,17 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
     finish(qp, *p, CqeStatus::Flush);
     return;
   }
+  if (config_.sim.fast) {
+    if (qp.ord_slot_count != ord && qp.reads_outstanding == 0) {
+      qp.ord_slots.resize(ord);
+      qp.ord_slot_count = ord;
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time start = qp.ord_slots.acquire(now + delay);
+    if (start > now + delay) ++ord_stalls_;
+    delay = start - now;
+    p->holds_ord_slot = true;
+  }
   start_request(PacketKind::ReadRequest, qpn, context, sequence, wqe, total);
   tx_packet_.trace_id = p->trace_id;
   tx_packet_.payload.clear();
