@@ -40,8 +40,12 @@ class PipelineStage {
  public:
   PipelineStage(const Clock& clock, uint32_t latency_cycles, uint32_t ii_cycles)
       : latency_(clock.cycles(latency_cycles)), ii_(clock.cycles(ii_cycles ? ii_cycles : 1)) {}
+  // Without contention (fast functional mode) only the latency counts: with temporal
+  // decoupling arrivals come out of time order (see BandwidthPipe::set_contention).
+  void set_contention(bool on) { contention_ = on; }
   // When a transaction arriving at `arrival` leaves the stage.
   sc_core::sc_time pass(const sc_core::sc_time& arrival, uint64_t items = 1) {
+    if (!contention_) return arrival + ii_ * double(items ? items - 1 : 0) + latency_;
     const sc_core::sc_time start = arrival > next_entry_ ? arrival : next_entry_;
     const sc_core::sc_time last = start + ii_ * double(items ? items - 1 : 0);
     next_entry_ = last + ii_;
@@ -52,6 +56,7 @@ class PipelineStage {
   sc_core::sc_time latency_;
   sc_core::sc_time ii_;
   sc_core::sc_time next_entry_ = sc_core::SC_ZERO_TIME;
+  bool contention_ = true;
 };
 
 // A serial resource (one direction of a link, a cache port): first come, first served.

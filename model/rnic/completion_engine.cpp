@@ -18,6 +18,7 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfi
       errors_(stats.add("error_completions", "entries", "entries with a non-success status")),
       overflows_(stats.add("overflows", "entries", "entries lost to a full CQ (flagged)")),
       bad_cq_(stats.add("bad_cq", "entries", "entries for a CQ that does not exist")) {
+  build_stage_.set_contention(!config.sim.fast);
   cqe_tsock.register_b_transport(this, &CompletionEngine::cqe_b_transport);
   doorbell_tsock.register_b_transport(this, &CompletionEngine::doorbell_b_transport);
   ctrl_tsock.register_b_transport(this, &CompletionEngine::ctrl_b_transport);

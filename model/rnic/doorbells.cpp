@@ -6,7 +6,8 @@
 
 namespace rnic {
 
-Doorbells::Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing)
+Doorbells::Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing,
+                     const SimConfig& sim)
     : sc_module(name),
       mmio_tsock("mmio_tsock"),
       fetcher_isock("fetcher_isock"),
@@ -21,6 +22,7 @@ Doorbells::Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing)
       rq_doorbells_(stats.add("rq_doorbells", "writes", "receive-queue doorbells")),
       context_changes_(stats.add("context_changes", "writes", "table change notices")),
       unmapped_writes_(stats.add("unmapped_writes", "writes", "writes to no register")) {
+  decode_stage_.set_contention(!sim.fast);
   mmio_tsock.register_b_transport(this, &Doorbells::b_transport);
 }
 

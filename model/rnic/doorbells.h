@@ -23,7 +23,7 @@ class Doorbells : public sc_core::sc_module {
   InitiatorSocket<Doorbells> responder_isock;  // receive-queue doorbells
   BroadcastSocket<Doorbells> ctrl_isock;       // context changes, to every caching unit
 
-  Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing);
+  Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing, const SimConfig& sim = {});
   StatGroup stats;
 
  private:

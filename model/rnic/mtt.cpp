@@ -25,6 +25,7 @@ Mtt::Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout
       faults_(stats.add("faults", "requests", "translations outside the table or unreadable")) {
   if (config_.entries_per_fetch == 0) config_.entries_per_fetch = 1;
   line_.resize(size_t(config_.entries_per_fetch) * kMttEntryBytes);
+  lookup_stage_.set_contention(!config.sim.fast);
   xlate_tsock.register_b_transport(this, &Mtt::xlate_b_transport);
   ctrl_tsock.register_b_transport(this, &Mtt::ctrl_b_transport);
 }

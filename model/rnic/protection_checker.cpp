@@ -22,6 +22,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const RnicCon
       invalidates_(stats.add("invalidates", "requests", "successful invalidations")),
       hits_(stats.add("mpt_hits", "lookups", "MPT cache hits")),
       misses_(stats.add("mpt_misses", "lookups", "MPT cache misses (a DMA read each)")) {
+  check_stage_.set_contention(!config.sim.fast);
   check_tsock.register_b_transport(this, &ProtectionChecker::check_b_transport);
   ctrl_tsock.register_b_transport(this, &ProtectionChecker::ctrl_b_transport);
 }

@@ -36,6 +36,7 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       naks_(stats.add("naks", "packets", "requests answered with a NAK")),
       access_errors_(stats.add("access_errors", "requests", "remote token or range check failures")),
       ird_stall_ps_(stats.add("ird_stall_ps", "ps", "time reads waited for an IRD slot")) {
+  parse_stage_.set_contention(!config.sim.fast);
   request_tsock.register_b_transport(this, &Responder::request_b_transport);
   ctrl_tsock.register_b_transport(this, &Responder::ctrl_b_transport);
   doorbell_tsock.register_b_transport(this, &Responder::doorbell_b_transport);

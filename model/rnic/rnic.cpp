@@ -14,7 +14,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
       icm_(IcmLayout::from(config.qp)),
       node_id_(node_id),
       endpoint("endpoint"),
-      doorbells("doorbells", config.timing),
+      doorbells("doorbells", config.timing, config.sim),
       fetcher("fetcher", config, icm_),
       protection("protection", config, icm_),
       mtt("mtt", config, icm_),

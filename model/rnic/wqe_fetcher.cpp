@@ -20,6 +20,7 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config,
       wqes_fetched_(stats.add("wqes_fetched", "WQEs", "WQEs read from send queues")),
       fetch_reads_(stats.add("fetch_reads", "transactions", "DMA reads of WQE batches")),
       bad_doorbells_(stats.add("bad_doorbells", "writes", "doorbells for unknown QPs or beyond the ring")) {
+  decode_stage_.set_contention(!config.sim.fast);
   doorbell_tsock.register_b_transport(this, &WqeFetcher::doorbell_b_transport);
   ctrl_tsock.register_b_transport(this, &WqeFetcher::ctrl_b_transport);
   buffer_.resize(size_t(std::max<uint32_t>(1, config.wqe.fetch_batch)) * kWqeBytes);

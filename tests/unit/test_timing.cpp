@@ -71,3 +71,15 @@ TEST_CASE("pipeline stage: latency per transaction and one entry per initiation 
   CHECK(stage.pass(t0 + ns(200), 3) == t0 + ns(200 + 2 * 6 + 8));
   CHECK(stage.pass(t0 + ns(200)) == t0 + ns(200 + 3 * 6 + 8));
 }
+
+TEST_CASE("pipeline stage without contention: latency only, in any arrival order",
+          "[unit][timing]") {
+  const Clock clock(500.0);  // 2 ns cycles
+  PipelineStage stage(clock, 4, 3);
+  stage.set_contention(false);
+  const sc_core::sc_time t0(100, sc_core::SC_NS);
+  CHECK(stage.pass(t0 + ns(50)) == t0 + ns(58));
+  CHECK(stage.pass(t0) == t0 + ns(8));  // an earlier arrival after a later one is not queued
+  CHECK(stage.pass(t0) == t0 + ns(8));
+  CHECK(stage.pass(t0, 3) == t0 + ns(2 * 6 + 8));  // pages of one lookup still follow each other
+}
