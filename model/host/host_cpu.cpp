@@ -7,7 +7,9 @@
 namespace rnic {
 
 HostCpu::HostCpu(sc_core::sc_module_name name)
-    : sc_module(name), mem_isock("mem_isock"), mmio_isock("mmio_isock"), bench_isock("bench_isock") {}
+    : sc_module(name), mem_isock("mem_isock"), mmio_isock("mmio_isock"), bench_isock("bench_isock") {
+  mem_isock.register_invalidate_direct_mem_ptr(this, &HostCpu::invalidate_dmi);
+}
 
 void HostCpu::run_dma_bench(DmaBenchRequest& request) {
   PayloadPool pool;
@@ -34,12 +36,14 @@ bool cpu_access(InitiatorSocket<HostCpu>& socket, tlm::tlm_generic_payload& gp,
 
 bool HostCpu::mem_write(uint64_t phys_addr, const void* data, uint64_t length) {
   if (length > 0xffffffffu) return false;
+  if (dmi_.copy(mem_isock, true, phys_addr, const_cast<void*>(data), length)) return true;
   return cpu_access(mem_isock, mem_gp_, tlm::TLM_WRITE_COMMAND, phys_addr, const_cast<void*>(data),
                     length);
 }
 
 bool HostCpu::mem_read(uint64_t phys_addr, void* data, uint64_t length) {
   if (length > 0xffffffffu) return false;
+  if (dmi_.copy(mem_isock, false, phys_addr, data, length)) return true;
   return cpu_access(mem_isock, mem_gp_, tlm::TLM_READ_COMMAND, phys_addr, data, length);
 }
 

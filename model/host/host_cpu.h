@@ -8,6 +8,7 @@
 #include <tlm>
 
 #include "model/rnic/dma_bench.h"
+#include "tlm/dmi_cache.h"
 #include "tlm/sockets.h"
 
 namespace rnic {
@@ -22,7 +23,8 @@ class HostCpu : public sc_core::sc_module {
 
   explicit HostCpu(sc_core::sc_module_name name);
 
-  // Cache-coherent CPU accesses: zero simulated time (the driver's own cost is not modeled).
+  // Cache-coherent CPU accesses: zero simulated time (the driver's own cost is not modeled),
+  // through DMI where host memory grants it, else a transaction.
   // Return false when the address range is outside host memory.
   bool mem_write(uint64_t phys_addr, const void* data, uint64_t length);
   bool mem_read(uint64_t phys_addr, void* data, uint64_t length);
@@ -43,6 +45,9 @@ class HostCpu : public sc_core::sc_module {
   void set_device_write_event(const sc_core::sc_event* event);
 
  private:
+  void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) { dmi_.invalidate(start, end); }
+
+  DmiCache dmi_;
   const sc_core::sc_event* device_write_event_ = nullptr;
   // One timeout event for every wait_for_device_write. A wait(timeout, event) that ends by
   // the event leaves its cancelled timeout in the kernel's timed queue until it would have

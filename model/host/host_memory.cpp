@@ -23,6 +23,8 @@ HostMemory::HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& con
   dev_tsock.register_transport_dbg(this, &HostMemory::transport_dbg);
   cpu_tsock.register_b_transport(this, &HostMemory::cpu_b_transport);
   cpu_tsock.register_transport_dbg(this, &HostMemory::transport_dbg);
+  dev_tsock.register_get_direct_mem_ptr(this, &HostMemory::get_direct_mem_ptr);
+  cpu_tsock.register_get_direct_mem_ptr(this, &HostMemory::get_direct_mem_ptr);
 }
 
 uint8_t* HostMemory::page(uint64_t page_number, bool create) {
@@ -100,6 +102,26 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
 }
 
 void HostMemory::cpu_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) { access(gp); }
+
+bool HostMemory::get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
+  const uint64_t addr = gp.get_address();
+  const uint64_t first = addr / kPageBytes * kPageBytes;
+  if (addr >= config_.size_bytes) {
+    // Refused: the range says where DMI is not available (IEEE 1666-2011 11.2.5).
+    dmi.set_start_address(config_.size_bytes);
+    dmi.set_end_address(~uint64_t(0));
+    dmi.set_granted_access(tlm::tlm_dmi::DMI_ACCESS_NONE);
+    return false;
+  }
+  // The page is created now (zero-filled) so that the pointer stays valid for later writes.
+  dmi.set_dmi_ptr(page(addr / kPageBytes, true));
+  dmi.set_start_address(first);
+  dmi.set_end_address(std::min(first + kPageBytes, config_.size_bytes) - 1);
+  dmi.set_granted_access(tlm::tlm_dmi::DMI_ACCESS_READ_WRITE);
+  dmi.set_read_latency(sc_core::sc_time(double(config_.extra_latency_ns), sc_core::SC_NS));
+  dmi.set_write_latency(sc_core::SC_ZERO_TIME);
+  return true;
+}
 
 unsigned HostMemory::transport_dbg(tlm::tlm_generic_payload& gp) {
   return access(gp) ? unsigned(gp.get_data_length()) : 0;

@@ -2,6 +2,8 @@
 // Host DRAM holding the real bytes: queues, device tables (ICM), data buffers. A sparse store
 // of 4 KiB pages, zero on first touch. Two ports: the device's (through the PCIe link) and the
 // CPU's (the driver). Addresses at or above size_bytes get TLM_ADDRESS_ERROR_RESPONSE.
+// Both ports grant DMI, one 4 KiB page per grant (pages are never freed, so a grant is never
+// withdrawn); only untimed initiators use it (the CPU, the protection monitor's table reads).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +43,7 @@ class HostMemory : public sc_core::sc_module {
   void dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void cpu_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
   bool access(tlm::tlm_generic_payload& gp);
   uint8_t* page(uint64_t page_number, bool create);
 

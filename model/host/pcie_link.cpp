@@ -60,6 +60,8 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
   read_fixed_ = round_trip > minimal ? round_trip - minimal : sc_core::SC_ZERO_TIME;
   dev_tsock.register_b_transport(this, &PcieLink::dev_b_transport);
   dev_tsock.register_transport_dbg(this, &PcieLink::dev_transport_dbg);
+  dev_tsock.register_get_direct_mem_ptr(this, &PcieLink::dev_get_direct_mem_ptr);
+  mem_isock.register_invalidate_direct_mem_ptr(this, &PcieLink::mem_invalidate_direct_mem_ptr);
   host_tsock.register_b_transport(this, &PcieLink::host_b_transport);
 }
 
@@ -92,6 +94,14 @@ void PcieLink::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& d
 
 unsigned PcieLink::dev_transport_dbg(tlm::tlm_generic_payload& gp) {
   return mem_isock->transport_dbg(gp);
+}
+
+bool PcieLink::dev_get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
+  return mem_isock->get_direct_mem_ptr(gp, dmi);
+}
+
+void PcieLink::mem_invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) {
+  dev_tsock->invalidate_direct_mem_ptr(start, end);
 }
 
 void PcieLink::host_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {

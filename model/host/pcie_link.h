@@ -42,6 +42,10 @@ class PcieLink : public sc_core::sc_module {
   void dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void host_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   unsigned dev_transport_dbg(tlm::tlm_generic_payload& gp);
+  // DMI passes through for untimed readers on the device side (the protection monitor's table
+  // reads); the device's DMA masters never ask, since a DMA must pay the link's time.
+  bool dev_get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+  void mem_invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
 
   PcieConfig config_;
   BandwidthPipe upstream_;    // device -> host

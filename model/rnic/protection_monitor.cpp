@@ -19,9 +19,11 @@ ProtectionMonitor::ProtectionMonitor(sc_core::sc_module_name name, const IcmLayo
                             "DMAs outside every range the device was given")) {
   device_tsock.register_b_transport(this, &ProtectionMonitor::b_transport);
   device_tsock.register_transport_dbg(this, &ProtectionMonitor::transport_dbg);
+  link_isock.register_invalidate_direct_mem_ptr(this, &ProtectionMonitor::invalidate_dmi);
 }
 
 bool ProtectionMonitor::read(uint64_t addr, void* data, uint32_t length) {
+  if (dmi_.copy(link_isock, false, addr, data, length)) return true;
   tlm::tlm_generic_payload& gp = read_gp_;
   gp.set_command(tlm::TLM_READ_COMMAND);
   gp.set_address(addr);

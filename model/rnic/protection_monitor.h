@@ -15,6 +15,7 @@
 #include <tlm>
 
 #include "model/rnic/icm.h"
+#include "tlm/dmi_cache.h"
 #include "tlm/extensions.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -49,6 +50,8 @@ class ProtectionMonitor : public sc_core::sc_module {
   };
   std::vector<Match> recent_;  // last regions and pages that allowed a DMA, newest first
   std::vector<uint8_t> table_;
+  void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) { dmi_.invalidate(start, end); }
+  DmiCache dmi_;  // table reads through DMI where host memory grants it
   tlm::tlm_generic_payload read_gp_;  // reused by read(): no payload construction per check
   std::vector<std::string> log_;
   Counter& checked_;
