@@ -22,11 +22,16 @@ using nlohmann::json;
 
 namespace {
 
-// The repository root, from this file's path (CMake passes absolute source paths).
+// The repository root: from CMake (ccache with a base_dir makes __FILE__ relative), else from
+// this file's path.
 std::string repo_root() {
+#ifdef RNICSIM_SOURCE_DIR
+  return RNICSIM_SOURCE_DIR;
+#else
   std::string path = __FILE__;
   for (int i = 0; i < 3; ++i) path = path.substr(0, path.find_last_of('/'));
   return path;
+#endif
 }
 
 std::string read(const std::string& file) {
