@@ -5,10 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include <unistd.h>
 
+#include "app/generator.h"
 #include "app/params.h"
 #include "app/results.h"
 #include "app/runner.h"
@@ -28,6 +31,9 @@ const char* const kUsage =
     "  run FILE.json       run a scenario (exit 0 passed, 1 an expectation failed,\n"
     "                      2 invalid file or option, 3 simulator error)\n"
     "  validate FILE.json  parse and check a scenario, run nothing\n"
+    "  gen --seed N        write a random scenario whose expectations come from the\n"
+    "                      reference model (differential testing)\n"
+    "  expect FILE.json    recompute a scenario's expectations with the reference model\n"
     "  params              list every config key with unit, default and meaning\n"
     "  presets             list the config presets\n"
     "  stats               list every statistic of the results JSON (owner, name, unit,\n"
@@ -56,6 +62,28 @@ const char* const kValidateUsage =
     "Parses and checks the file (JSON syntax, fields, names, references, config keys) and\n"
     "runs nothing. Exit 0 when valid, 2 otherwise.\n";
 
+const char* const kGenUsage =
+    "usage: rnicsim gen --seed N [--steps K] [--out FILE.json]\n"
+    "\n"
+    "Writes a constrained-random scenario (two nodes, PDs, MRs, fast-register MRs, windows,\n"
+    "QP pairs, then K random actions, default 40) whose every expectation (inline statuses,\n"
+    "completions, final memory) is the reference model's prediction, so that `rnicsim run`\n"
+    "checks the timed model against it. Same seed, same file. Output: FILE.json or stdout.\n"
+    "Exit 0 written, 2 bad option, 3 the generator failed (a bug).\n"
+    "Environment: RNICSIM_REF_BREAK=RULE makes the reference model deliberately wrong in one\n"
+    "rule (stale-token, silent-success, window-qp), to test the differential test.\n";
+
+const char* const kExpectUsage =
+    "usage: rnicsim expect FILE.json [--out FILE2.json] [--strict]\n"
+    "\n"
+    "Recomputes every expectation of a scenario with the reference model: each call's\n"
+    "`expect`, each poll's `count` and completions (everything pending at that point), and a\n"
+    "check of every byte of every buffer at the end (replacing the file's expect_memory\n"
+    "steps). Steps whose outcome could depend on timing are reported on stderr; with\n"
+    "--strict they are an error. Output: FILE2.json or stdout.\n"
+    "Exit 0 written, 2 invalid file, an op the model does not cover, or (--strict) a race.\n"
+    "Environment: RNICSIM_REF_BREAK=RULE as for gen.\n";
+
 const char* const kParamsUsage =
     "usage: rnicsim params [--preset NAME]\n"
     "\n"
@@ -76,7 +104,7 @@ const char* const kPresetsUsage =
 // Options that take a value; `--name=value` is accepted too.
 bool takes_value(const std::string& o) {
   return o == "--out" || o == "--trace" || o == "--vcd" || o == "--set" || o == "--seed" ||
-         o == "--preset" || o == "--trace-limit" || o == "--vcd-period";
+         o == "--preset" || o == "--trace-limit" || o == "--vcd-period" || o == "--steps";
 }
 
 bool allowed(const std::string& command, const std::string& o) {
@@ -86,12 +114,16 @@ bool allowed(const std::string& command, const std::string& o) {
            o == "--quiet" || o == "-q" || o == "--trace-limit" || o == "--vcd-period";
   if (command == "validate") return o == "--set" || o == "--quiet" || o == "-q";
   if (command == "params") return o == "--preset";
+  if (command == "gen") return o == "--seed" || o == "--steps" || o == "--out";
+  if (command == "expect") return o == "--out" || o == "--strict";
   return false;
 }
 
 const char* usage_of(const std::string& command) {
   if (command == "run") return kRunUsage;
   if (command == "validate") return kValidateUsage;
+  if (command == "gen") return kGenUsage;
+  if (command == "expect") return kExpectUsage;
   if (command == "params") return kParamsUsage;
   if (command == "presets") return kPresetsUsage;
   if (command == "stats") return kStatsUsage;
@@ -165,6 +197,80 @@ int cmd_validate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (!unsupported.empty()) err << o.file << ": note: " << unsupported << '\n';
   if (!o.quiet) out << o.file << ": valid (" << scenario.steps.size() << " steps)\n";
   return kExitPassed;
+}
+
+// RNICSIM_REF_BREAK: a deliberately wrong reference model, to test the differential test.
+bool ref_options(RefOptions* options, std::ostream& err) {
+  const char* rule = std::getenv("RNICSIM_REF_BREAK");
+  options->broken_rule = rule ? rule : "";
+  const auto rules = ref_broken_rules();
+  if (options->broken_rule.empty() ||
+      std::find(rules.begin(), rules.end(), options->broken_rule) != rules.end())
+    return true;
+  err << "rnicsim: RNICSIM_REF_BREAK=" << options->broken_rule << " is not a rule (";
+  for (size_t i = 0; i < rules.size(); ++i) err << (i ? ", " : "") << rules[i];
+  err << ")\n";
+  return false;
+}
+
+// Writes a scenario to --out, or to stdout.
+int write_scenario(const CliOptions& o, const OrderedJson& scenario, std::ostream& out,
+                   std::ostream& err) {
+  const std::string text = format_scenario(scenario);
+  if (o.out.empty()) {
+    out << text;
+    return kExitPassed;
+  }
+  std::ofstream file(o.out, std::ios::binary | std::ios::trunc);
+  file << text;
+  file.close();
+  if (!file) {
+    err << "rnicsim: cannot write " << quote(o.out) << '\n';
+    return kExitInvalid;
+  }
+  return kExitPassed;
+}
+
+int cmd_gen(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  GenOptions options;
+  options.seed = *o.seed;
+  options.steps = o.steps;
+  if (!ref_options(&options.ref, err)) return kExitInvalid;
+  OrderedJson scenario;
+  try {
+    scenario = generate_scenario(options);
+  } catch (const std::exception& e) {
+    err << "rnicsim: gen --seed " << options.seed << ": internal error: " << e.what() << '\n';
+    return kExitInternal;
+  }
+  return write_scenario(o, scenario, out, err);
+}
+
+int cmd_expect(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  RefOptions options;
+  if (!ref_options(&options, err)) return kExitInvalid;
+  std::ifstream in(o.file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) {
+    err << "rnicsim: cannot read " << quote(o.file) << '\n';
+    return kExitInvalid;
+  }
+  OrderedJson scenario;
+  std::vector<std::string> races;
+  try {
+    scenario = refill_expectations(text.str(), options, &races);
+  } catch (const ScenarioError& e) {
+    err << file_error(o.file, e) << '\n';
+    return kExitInvalid;
+  } catch (const RefUnsupported& e) {
+    err << o.file << ": the reference model cannot predict this scenario: " << e.what() << '\n';
+    return kExitInvalid;
+  }
+  for (const std::string& r : races)
+    err << o.file << ": " << (o.strict ? "error" : "warning") << ": " << r << '\n';
+  if (o.strict && !races.empty()) return kExitInvalid;
+  return write_scenario(o, scenario, out, err);
 }
 
 int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
@@ -243,7 +349,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
     return true;
   }
   if (first != "run" && first != "validate" && first != "params" && first != "presets" &&
-      first != "stats") {
+      first != "stats" && first != "gen" && first != "expect") {
     *error = "unknown command " + quote(first);
     return false;
   }
@@ -270,6 +376,10 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
         o->quiet = true;
         continue;
       }
+      if (arg == "--strict") {
+        o->strict = true;
+        continue;
+      }
       if (takes_value(arg) && !has_value) {
         if (i + 1 >= args.size()) {
           *error = arg + " needs a value";
@@ -290,6 +400,14 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
         }
         (arg == "--trace-limit" ? o->trace_limit : o->vcd_period_ns) = n;
       }
+      if (arg == "--steps") {
+        uint64_t n = 0;
+        if (!parse_unsigned(value, &n) || n > 100000) {
+          *error = "--steps needs an integer 0..100000, got " + quote(value);
+          return false;
+        }
+        o->steps = n;
+      }
       if (arg == "--seed") {
         uint64_t seed = 0;
         if (!parse_unsigned(value, &seed)) {
@@ -304,7 +422,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
       }
       continue;
     }
-    if (o->command != "run" && o->command != "validate") {
+    if (o->command != "run" && o->command != "validate" && o->command != "expect") {
       *error = o->command + " takes no file";
       return false;
     }
@@ -314,8 +432,13 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
     }
     o->file = arg;
   }
-  if (!o->help && (o->command == "run" || o->command == "validate") && o->file.empty()) {
+  if (!o->help && (o->command == "run" || o->command == "validate" || o->command == "expect") &&
+      o->file.empty()) {
     *error = o->command + " needs a scenario file";
+    return false;
+  }
+  if (!o->help && o->command == "gen" && !o->seed) {
+    *error = "gen needs --seed N";
     return false;
   }
   return true;
@@ -346,6 +469,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (o.command == "presets") return cmd_presets(out);
     if (o.command == "stats") return cmd_stats(out);
     if (o.command == "validate") return cmd_validate(o, out, err);
+    if (o.command == "gen") return cmd_gen(o, out, err);
+    if (o.command == "expect") return cmd_expect(o, out, err);
     return cmd_run(o, out, err);
   } catch (const std::bad_alloc&) {
     err << "rnicsim: out of memory\n";

@@ -17,14 +17,16 @@ constexpr int kExitInvalid = 2;
 constexpr int kExitInternal = 3;
 
 struct CliOptions {
-  std::string command;  // run, validate, params, presets, help, version
+  std::string command;  // run, validate, gen, expect, params, presets, help, version
   std::string file;
   std::string out, trace, vcd;
   std::vector<std::string> sets;  // "key=value"
   std::optional<uint64_t> seed;
+  uint64_t steps = 40;            // gen --steps: random actions
+  bool strict = false;            // expect --strict: a step that could race is an error
   uint64_t trace_limit = 200000;  // --trace-limit: events in the trace at most
   uint64_t vcd_period_ns = 100;   // --vcd-period: sampling period of the waveforms
-  std::string preset;  // params --preset
+  std::string preset;             // params --preset
   bool quiet = false;
   bool help = false;  // COMMAND --help
 };

@@ -305,9 +305,13 @@ void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
   qp.progress->notify(sc_core::SC_ZERO_TIME);
   if (status != CqeStatus::Success && status != CqeStatus::Flush) {
     ++errors_;
+    // Completions leave in posting order, so the first error completion is that of the
+    // earliest failed request, not of the first to fail: a later request can fail a local
+    // check, or its NAK overtake, while an earlier read still waits. Everything after the
+    // earliest error completes CANCELLED (SPEC.md 4), a later error included.
+    flush_after(qp, p.sequence);
     if (!qp.error) {
       qp.error = true;
-      flush_after(qp, p.sequence);
       // The whole QP enters the error state: its responder side flushes the posted receives
       // and refuses further requests (SPEC.md 4), once this error's completion is out.
       qp.responder_notice = status;
@@ -321,7 +325,9 @@ void Requester::flush_after(QpState& qp, uint64_t sequence) {
     if (later.awaiting_response && later.opcode == WqeOpcode::Read) --qp.reads_outstanding;
     release_ord_slot(qp, later, sc_core::sc_time_stamp());
     later.awaiting_response = false;
-    if (!later.done || later.status == CqeStatus::Success) ++flushed_;
+    if (!later.done || later.status != CqeStatus::Flush) ++flushed_;
+    if (later.done && later.status != CqeStatus::Success && later.status != CqeStatus::Flush)
+      --errors_.value;  // an error behind an earlier one: it completes CANCELLED instead
     later.done = true;
     later.status = CqeStatus::Flush;
   }

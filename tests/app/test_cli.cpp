@@ -102,6 +102,85 @@ TEST_CASE("validate: exit 0 for a good file, 2 with file:line:column for a bad o
   std::remove(bad.c_str());
 }
 
+TEST_CASE("gen and expect: options, and refusals with a reason", "[app]") {
+  CliOptions o;
+  std::string error;
+  REQUIRE(parse_cli({"gen", "--seed", "7", "--steps", "12", "--out", "g.json"}, &o, &error));
+  CHECK(o.command == "gen");
+  CHECK(o.seed == 7u);
+  CHECK(o.steps == 12u);
+  CHECK(o.out == "g.json");
+  REQUIRE(parse_cli({"expect", "f.json", "--strict", "--out=x.json"}, &o, &error));
+  CHECK(o.command == "expect");
+  CHECK(o.file == "f.json");
+  CHECK(o.strict);
+  CHECK(o.out == "x.json");
+  CHECK_FALSE(parse_cli({"gen"}, &o, &error));
+  CHECK(error == "gen needs --seed N");
+  CHECK_FALSE(parse_cli({"gen", "--seed", "abc"}, &o, &error));
+  CHECK(error == "--seed needs a non-negative integer, got \"abc\"");
+  CHECK_FALSE(parse_cli({"gen", "--seed", "1", "--steps", "-2"}, &o, &error));
+  CHECK_FALSE(parse_cli({"gen", "--seed", "1", "--steps", "1000001"}, &o, &error));
+  CHECK_FALSE(parse_cli({"gen", "--seed", "1", "f.json"}, &o, &error));
+  CHECK(error == "gen takes no file");
+  CHECK_FALSE(parse_cli({"gen", "--seed", "1", "--strict"}, &o, &error));
+  CHECK_FALSE(parse_cli({"expect"}, &o, &error));
+  CHECK(error == "expect needs a scenario file");
+  std::string out, err;
+  CHECK(run({"gen", "--seed", "-1"}, &out, &err) == kExitInvalid);
+  CHECK(err.find("--seed") != std::string::npos);
+  CHECK(run({"gen", "--help"}, &out) == 0);
+  CHECK(out.find("usage: rnicsim gen --seed N") != std::string::npos);
+  CHECK(run({"expect", "--help"}, &out) == 0);
+  CHECK(out.find("--strict") != std::string::npos);
+  CHECK(run({"--help"}, &out) == 0);
+  CHECK(out.find("gen --seed N") != std::string::npos);
+  CHECK(run({"expect", "/nonexistent/x.json"}, &out, &err) == kExitInvalid);
+}
+
+TEST_CASE("gen writes a scenario; expect recomputes it, refuses what it cannot predict",
+          "[app]") {
+  std::string out, err;
+  REQUIRE(run({"gen", "--seed", "3", "--steps", "10"}, &out, &err) == kExitPassed);
+  CHECK(out.find("\"name\": \"gen-3\"") != std::string::npos);
+  const std::string generated = temp_file("gen3.json", out);
+  CHECK(run({"validate", generated, "--quiet"}) == kExitPassed);
+  std::string again;
+  REQUIRE(run({"expect", generated, "--strict"}, &again, &err) == kExitPassed);
+  CHECK(again == out);
+  // A random fill's bytes come from the host's generator: the model cannot predict them.
+  const std::string random = temp_file(
+      "random.json",
+      R"({"name": "r", "steps": [{"op": "alloc", "node": "A", "name": "b", "size": 64, "fill": "random"}]})");
+  CHECK(run({"expect", random}, &out, &err) == kExitInvalid);
+  CHECK(err.find("cannot predict") != std::string::npos);
+  // A memory check while a read may still be landing: a warning, an error with --strict.
+  const std::string racy = temp_file("racy.json", R"({"name": "racy", "steps": [
+    {"op": "alloc", "node": "A", "name": "sink", "size": 4096},
+    {"op": "alloc", "node": "B", "name": "src", "size": 4096, "fill": "incrementing"},
+    {"op": "create_pd", "node": "A", "name": "pdA"},
+    {"op": "create_pd", "node": "B", "name": "pdB"},
+    {"op": "create_cq", "node": "A", "name": "cqA"},
+    {"op": "create_cq", "node": "B", "name": "cqB"},
+    {"op": "create_qp", "name": "qpA", "pd": "pdA", "cq": "cqA"},
+    {"op": "create_qp", "name": "qpB", "pd": "pdB", "cq": "cqB"},
+    {"op": "connect", "qp": "qpA", "peer": "qpB"},
+    {"op": "create_mr", "name": "mrA", "pd": "pdA"},
+    {"op": "register_mr", "mr": "mrA", "buffer": "sink", "flags": ["ALLOW_LOCAL_WRITE", "RDMA_READ_SINK"]},
+    {"op": "create_mr", "name": "mrB", "pd": "pdB"},
+    {"op": "register_mr", "mr": "mrB", "buffer": "src", "flags": ["ALLOW_REMOTE_READ"]},
+    {"op": "read", "qp": "qpA", "sgl": [{"mr": "mrA", "offset": 0, "length": 64}], "remote": {"target": "mrB", "offset": 0}, "context": 1},
+    {"op": "fill_memory", "buffer": "sink", "offset": 0, "length": 8, "fill": "0x11"}
+  ]})");
+  CHECK(run({"expect", racy}, &out, &err) == kExitPassed);
+  CHECK(err.find("warning: steps[14] (fill_memory): completions on CQ \"cqA\"") !=
+        std::string::npos);
+  CHECK(out.find("\"context\": 1, \"type\": \"Read\", \"status\": \"STATUS_SUCCESS\"") !=
+        std::string::npos);
+  CHECK(run({"expect", racy, "--strict"}, &out, &err) == kExitInvalid);
+  for (const std::string& f : {generated, random, racy}) std::remove(f.c_str());
+}
+
 TEST_CASE("stats lists every counter with owner, unit and meaning", "[app]") {
   std::string out;
   REQUIRE(run({"stats"}, &out) == 0);

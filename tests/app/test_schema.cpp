@@ -22,7 +22,7 @@ using nlohmann::json;
 
 namespace {
 
-// The repository root, from this file's path (CMake passes absolute source paths).
+// The repository root, from CMake (not __FILE__: ccache with a base_dir makes it relative).
 std::string repo_root() { return RNICSIM_SOURCE_DIR; }
 
 std::string read(const std::string& file) {

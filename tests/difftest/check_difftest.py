@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Checks of the differential test (scripts/difftest, rnicsim gen / expect).
+
+check_difftest.py generated RNICSIM ROOT COUNT
+    For seeds 1..COUNT: `rnicsim gen` twice gives the same file; the file passes `rnicsim
+    validate` and scenarios/schema.json; `rnicsim expect --strict` finds no race and writes
+    the same file back (the generator's expectations are the reference model's).
+check_difftest.py fails RNICSIM ROOT
+    With a deliberately wrong reference model (--break stale-token) scripts/difftest exits 1
+    and prints a shrunk scenario of a few steps; the timed model disagrees with it, and agrees
+    once the correct reference model recomputes its expectations.
+check_difftest.py usage RNICSIM ROOT
+    Bad options exit 2 with a message.
+
+Prints "difftest/MODE: PASS" on success. Debian's /usr/bin/python3 (python3-jsonschema).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MAX_SHRUNK_STEPS = 40  # generated files have about 200
+
+
+def fail(message):
+    sys.exit(f"FAIL: {message}")
+
+
+def run(argv, env=None):
+    e = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    e.pop("RNICSIM_REF_BREAK", None)
+    e.update(env or {})
+    return subprocess.run(argv, capture_output=True, text=True, env=e, timeout=600)
+
+
+def generated(rnicsim, root, count):
+    import jsonschema
+    with open(os.path.join(root, "scenarios", "schema.json")) as f:
+        schema = json.load(f)
+    validator = jsonschema.Draft7Validator(schema)
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(1, count + 1):
+            a, b, c = (os.path.join(tmp, f"{n}.json") for n in "abc")
+            for path in (a, b):
+                r = run([rnicsim, "gen", "--seed", str(seed), "--out", path])
+                if r.returncode != 0:
+                    fail(f"gen --seed {seed}: exit {r.returncode}: {r.stderr}")
+            text = open(a).read()
+            if text != open(b).read():
+                fail(f"gen --seed {seed} twice: different files")
+            r = run([rnicsim, "validate", a, "--quiet"])
+            if r.returncode != 0:
+                fail(f"gen --seed {seed}: rnicsim validate: {r.stderr}")
+            errors = list(validator.iter_errors(json.loads(text)))
+            if errors:
+                fail(f"gen --seed {seed}: schema: {errors[0].message[:200]}")
+            r = run([rnicsim, "expect", a, "--strict", "--out", c])
+            if r.returncode != 0:
+                fail(f"gen --seed {seed}: expect --strict: {r.stderr}")
+            if open(c).read() != text:
+                fail(f"gen --seed {seed}: expect --strict changed the file")
+
+
+def fails(rnicsim, root):
+    with tempfile.TemporaryDirectory() as tmp:
+        shrunk(rnicsim, root, tmp)
+
+
+def shrunk(rnicsim, root, tmp):
+    script = os.path.join(root, "scripts", "difftest")
+    r = run([sys.executable, script, "--count", "20", "--seed", "1", "--break", "stale-token",
+             "--rnicsim", rnicsim, "--quiet", "--keep", tmp])
+    if r.returncode != 1:
+        fail(f"difftest with a broken reference model: exit {r.returncode}, expected 1\n"
+             f"{r.stdout}\n{r.stderr}")
+    m = re.search(r"shrunk seed \d+ to (\d+) steps .*: (\S+\.json)", r.stdout)
+    if not m:
+        fail(f"no shrunk scenario printed:\n{r.stdout}")
+    steps, path = int(m.group(1)), m.group(2)
+    if steps > MAX_SHRUNK_STEPS:
+        fail(f"shrunk to {steps} steps, more than {MAX_SHRUNK_STEPS}")
+    printed = r.stdout[r.stdout.index("{"):]
+    if len(json.loads(printed)["steps"]) != steps:
+        fail("the printed scenario is not the shrunk one")
+    if run([rnicsim, "run", path, "--quiet"]).returncode != 1:
+        fail(f"the shrunk scenario {path} does not disagree with the timed model")
+    fixed = path + ".fixed.json"
+    r2 = run([rnicsim, "expect", path, "--strict", "--out", fixed])
+    if r2.returncode != 0:
+        fail(f"expect on the shrunk scenario: {r2.stderr}")
+    r2 = run([rnicsim, "run", fixed, "--quiet"])
+    if r2.returncode != 0:
+        fail(f"the correct reference model's expectations fail: {r2.stderr}")
+    print(f"shrunk to {steps} steps:\n{printed}", end="")
+
+
+def usage(rnicsim, root):
+    script = os.path.join(root, "scripts", "difftest")
+    for argv in (["--count", "0"], ["--jobs", "x"], ["--bogus"], ["--rnicsim", "/nonexistent"]):
+        r = run([sys.executable, script, *argv, "--rnicsim", rnicsim]
+                if "--rnicsim" not in argv else [sys.executable, script, *argv])
+        if r.returncode != 2 or not r.stderr.strip():
+            fail(f"difftest {' '.join(argv)}: exit {r.returncode}, expected 2 with a message")
+    for argv in (["gen"], ["gen", "--seed", "-1"], ["gen", "--seed", "1", "--steps", "x"],
+                 ["expect"], ["expect", "/nonexistent.json"]):
+        r = run([rnicsim, *argv])
+        if r.returncode != 2 or not r.stderr.strip():
+            fail(f"rnicsim {' '.join(argv)}: exit {r.returncode}, expected 2 with a message")
+    r = run([rnicsim, "gen", "--seed", "1"], env={"RNICSIM_REF_BREAK": "nonsense"})
+    if r.returncode != 2 or "not a rule" not in r.stderr:
+        fail(f"RNICSIM_REF_BREAK=nonsense: exit {r.returncode}: {r.stderr}")
+
+
+def main():
+    if len(sys.argv) < 4 or sys.argv[1] not in ("generated", "fails", "usage"):
+        sys.exit(__doc__)
+    mode, rnicsim, root = sys.argv[1:4]
+    if mode == "generated":
+        generated(rnicsim, root, int(sys.argv[4]) if len(sys.argv) > 4 else 20)
+    elif mode == "fails":
+        fails(rnicsim, root)
+    else:
+        usage(rnicsim, root)
+    print(f"difftest/{mode}: PASS")
+
+
+if __name__ == "__main__":
+    main()
