@@ -22,6 +22,8 @@ bool ReferenceModel::settled() const {
 
 namespace {
 
+constexpr uint64_t kDefaultPollTimeoutNs = 1000 * 1000;  // SCENARIOS.md poll
+
 // Every object name a step mentions, directly or through a $reference.
 std::vector<std::string> names_in(const Step& s) {
   std::vector<std::string> out = {s.mr, s.mw, s.target, s.remote.target, s.buffer};
@@ -57,7 +59,15 @@ std::string ReferenceModel::race(const Step& s) const {
         return "MR \"" + name + "\" is still being registered asynchronously (wait_async first)";
     }
   }
-  if (s.op == Op::Poll || s.op == Op::Wait) return {};
+  if (s.op == Op::Poll) {
+    // The model is untimed: it cannot tell whether completions arrive within a timeout
+    // shorter than the default (an RNR retry series takes tens of microseconds).
+    if (!state_.cqs.at(s.cq).pending.empty() && s.timeout_ns < kDefaultPollTimeoutNs)
+      return "a poll with a timeout below the default 1 ms may end before its completions "
+             "arrive";
+    return {};
+  }
+  if (s.op == Op::Wait) return {};
   if (settled()) return {};
   const Batch& batch = state_.batch;
   if (is_post(s.op) && s.qp == batch.qp && !batch.closed) {

@@ -41,8 +41,8 @@ constexpr size_t kSetupSteps = 17;
 struct Play {
   explicit Play(const std::string& steps, const std::string& config = "",
                 const RefOptions& options = {})
-      : scenario(load_scenario("{\"name\": \"t\", " + config + "\"steps\": [" + kSetup + steps +
-                               "]}")),
+      : scenario(
+            load_scenario("{\"name\": \"t\", " + config + "\"steps\": [" + kSetup + steps + "]}")),
         model(scenario, options) {
     for (const Step& s : scenario.steps) {
       races.push_back(model.race(s));
@@ -60,8 +60,7 @@ struct Play {
   std::vector<std::string> races;
 };
 
-void check(const rnic::app::refm::Completion& c, uint64_t context, uint32_t type,
-           uint32_t status) {
+void check(const rnic::app::refm::Completion& c, uint64_t context, uint32_t type, uint32_t status) {
   CHECK(c.context == context);
   CHECK(c.type == type);
   CHECK(c.status == status);
@@ -132,7 +131,7 @@ TEST_CASE("reference model: stale tokens fail, zero-length reads skip the key ch
   for (const auto& c : b) CHECK(c.status == STATUS_SUCCESS);
   const auto& a = p.polled(7);
   REQUIRE(a.size() == 2);
-  check(a[0], 4, NdkOperationTypeRead, STATUS_SUCCESS);  // SPEC.md 5 Read: zero length
+  check(a[0], 4, NdkOperationTypeRead, STATUS_SUCCESS);           // SPEC.md 5 Read: zero length
   check(a[1], 5, NdkOperationTypeRead, STATUS_ACCESS_VIOLATION);  // the old binding's tag
   // Both QPs are in error: a receive posted later is flushed at once.
   REQUIRE(p.polled(9).size() == 1);
@@ -140,8 +139,7 @@ TEST_CASE("reference model: stale tokens fail, zero-length reads skip the key ch
   CHECK(p.model.memory("sink")[0] == 0xEE);
 }
 
-TEST_CASE("reference model: silent successes complete nothing and keep their queue slot",
-          "[app]") {
+TEST_CASE("reference model: silent successes complete nothing and keep their queue slot", "[app]") {
   const Play p(R"(
     {"op": "create_cq", "node": "A", "name": "cqS", "depth": 8},
     {"op": "create_qp", "name": "qpS", "pd": "pdA", "cq": "cqS", "send_depth": 2},
