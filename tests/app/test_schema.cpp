@@ -22,12 +22,9 @@ using nlohmann::json;
 
 namespace {
 
-// The repository root, from this file's path (CMake passes absolute source paths).
-std::string repo_root() {
-  std::string path = __FILE__;
-  for (int i = 0; i < 3; ++i) path = path.substr(0, path.find_last_of('/'));
-  return path;
-}
+// The repository root, from CMake: __FILE__ is relative when ccache's base_dir rewrites
+// the compiler's paths (the shared-cache build).
+std::string repo_root() { return RNICSIM_SOURCE_DIR; }
 
 std::string read(const std::string& file) {
   std::ifstream in(file);
