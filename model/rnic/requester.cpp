@@ -108,6 +108,10 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     return;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (work->close) {
+    close(work->qpn, delay);
+    return;
+  }
   const uint32_t qpn = work->qpn;
   const Wqe wqe = work->wqe;
   const uint32_t wqe_index = work->wqe_index;
@@ -277,6 +281,19 @@ void Requester::flush_all(QpState& qp) {
     p.status = CqeStatus::Flush;
   }
   qp.progress->notify(sc_core::SC_ZERO_TIME);
+}
+
+void Requester::close(uint32_t qpn, sc_core::sc_time& delay) {
+  // Every request of the QP ahead of the marker completes (flushed, if the driver did not
+  // flush first); the marker then follows their completions through the completion engine.
+  QpState& qp = state(qpn);
+  flush_all(qp);
+  retire(qpn, qp, delay);
+  CompletionRecord record;
+  record.close = true;
+  record.cqe.qpn = qpn;
+  sc_core::sc_time d = delay;
+  send_message(pool_, cq_isock, record, d);
 }
 
 void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {

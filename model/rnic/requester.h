@@ -131,6 +131,8 @@ class Requester : public sc_core::sc_module {
   CqeStatus check_sgl(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint16_t access,
                       Pending& p, uint64_t* total, sc_core::sc_time& delay);
   void flush_all(QpState& qp);
+  // The close marker of `qpn` (WorkRequest::close): see ContextKind::QpClose.
+  void close(uint32_t qpn, sc_core::sc_time& delay);
   CqeStatus land_response(Pending& p, const Packet& packet, sc_core::sc_time& delay);
   // Ends `p` with `status`; an error also flushes every later request of the QP.
   void finish(QpState& qp, Pending& p, CqeStatus status);
