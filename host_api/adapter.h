@@ -59,6 +59,13 @@ struct AsyncRequest {
   sc_core::sc_event completed;  // notified when done becomes true
 };
 
+// What an adapter has open (Adapter::Usage): after closing everything, back to the start.
+struct AdapterUsage {
+  size_t pds = 0, cqs = 0, qps = 0, mrs = 0, mws = 0, buffers = 0;
+  uint64_t free_memory_bytes = 0;  // host memory left for queues, rings and buffers
+  uint64_t free_mtt_entries = 0;
+};
+
 class Adapter {
  public:
   // `node_id` addresses this node on the fabric; `seed` drives random fills and scatter.
@@ -116,6 +123,7 @@ class Adapter {
   NTSTATUS CloseMr(MrHandle mr);
   NTSTATUS CloseMw(MwHandle mw);
   NTSTATUS ClosePd(PdHandle pd);
+  AdapterUsage Usage() const;
 
   // Tokens: 24-bit MPT index << 8 | 8-bit tag. Zero for an object that has none yet.
   uint32_t GetRemoteTokenFromMr(MrHandle mr);

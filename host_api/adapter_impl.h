@@ -74,6 +74,11 @@ class RangeAllocator {
     return true;
   }
   void release(uint64_t start, uint64_t count);
+  uint64_t free_total() const {
+    uint64_t n = 0;
+    for (const auto& [start, length] : free_) n += length;
+    return n;
+  }
 
  private:
   std::map<uint64_t, uint64_t> free_;  // start -> length

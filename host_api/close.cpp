@@ -198,4 +198,18 @@ NTSTATUS Adapter::ClosePd(PdHandle pd) {
   return STATUS_SUCCESS;
 }
 
+AdapterUsage Adapter::Usage() const {
+  const Impl& s = *impl_;
+  AdapterUsage u;
+  u.pds = s.pds.size();
+  u.cqs = s.cqs.size();
+  u.qps = s.qps.size();
+  u.mrs = s.mrs.size();
+  u.mws = s.mws.size();
+  u.buffers = s.buffers.size();
+  u.free_memory_bytes = s.phys.free_total();
+  u.free_mtt_entries = s.mtt.free_total();
+  return u;
+}
+
 }  // namespace rnic::host
