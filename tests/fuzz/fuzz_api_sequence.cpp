@@ -19,8 +19,6 @@
 // the front; missing bytes read as 0, and 0 always means the default (the baseline object,
 // an in-range offset, a valid token), so short inputs make sensible calls.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
-#include <systemc>
-
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +26,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <systemc>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -40,10 +39,10 @@ namespace {
 using namespace rnic;
 using namespace rnic::host;
 using namespace rnic::ndk;
-using sc_core::sc_time;
-using sc_core::SC_NS;
-using sc_core::SC_US;
 using sc_core::SC_MS;
+using sc_core::SC_NS;
+using sc_core::sc_time;
+using sc_core::SC_US;
 
 [[noreturn]] __attribute__((format(printf, 1, 2))) void finding(const char* format, ...) {
   std::va_list args;
@@ -102,13 +101,20 @@ enum class Verb { Read, Write, Send, Bind, FastRegister, Invalidate, Receive };
 
 uint32_t completion_type(Verb v) {
   switch (v) {
-    case Verb::Read: return NdkOperationTypeRead;
-    case Verb::Write: return NdkOperationTypeWrite;
-    case Verb::Send: return NdkOperationTypeSend;
-    case Verb::Bind: return NdkOperationTypeBind;
-    case Verb::FastRegister: return NdkOperationTypeFastRegister;
-    case Verb::Invalidate: return NdkOperationTypeInvalidate;
-    case Verb::Receive: return NdkOperationTypeReceive;
+    case Verb::Read:
+      return NdkOperationTypeRead;
+    case Verb::Write:
+      return NdkOperationTypeWrite;
+    case Verb::Send:
+      return NdkOperationTypeSend;
+    case Verb::Bind:
+      return NdkOperationTypeBind;
+    case Verb::FastRegister:
+      return NdkOperationTypeFastRegister;
+    case Verb::Invalidate:
+      return NdkOperationTypeInvalidate;
+    case Verb::Receive:
+      return NdkOperationTypeReceive;
   }
   return 0;
 }
@@ -237,9 +243,9 @@ class Session {
   }
   uint64_t length() {
     const uint8_t sel = in_.u8();
-    static const uint64_t table[] = {64,         0,         1,          4096,        4097,
-                                     65536,      256 << 10, 8,          1ull << 31,  (1ull << 31) + 1,
-                                     0xffffffff, 4095,      100,        32 << 10};
+    static const uint64_t table[] = {64,         0,         1,   4096,       4097,
+                                     65536,      256 << 10, 8,   1ull << 31, (1ull << 31) + 1,
+                                     0xffffffff, 4095,      100, 32 << 10};
     const size_t n = sizeof table / sizeof table[0];
     if (sel % 16 < n) return table[sel % 16];
     return sel % 16 == n ? in_.u16() : in_.u32();
@@ -247,24 +253,38 @@ class Session {
   // An address relative to an object at [base, base + len).
   uint64_t address(uint64_t base, uint64_t len) {
     switch (in_.u8() % 8) {
-      case 0: return base;
-      case 1: return base + in_.u16() % (len ? len : 1);
-      case 2: return base + len - std::min<uint64_t>(len, 8);
-      case 3: return base + len;
-      case 4: return base - 1;
-      case 5: return 0;
-      case 6: return in_.u64();
-      default: return base + in_.u32();
+      case 0:
+        return base;
+      case 1:
+        return base + in_.u16() % (len ? len : 1);
+      case 2:
+        return base + len - std::min<uint64_t>(len, 8);
+      case 3:
+        return base + len;
+      case 4:
+        return base - 1;
+      case 5:
+        return 0;
+      case 6:
+        return in_.u64();
+      default:
+        return base + in_.u32();
     }
   }
   uint32_t token(uint32_t current) {
     switch (in_.u8() % 6) {
-      case 0: return current;
-      case 1: return current ^ 1;                          // another tag: stale
-      case 2: return (current & 0xffffff00u) | uint8_t(current - 1);  // the previous tag
-      case 3: return 0;
-      case 4: return in_.u32();
-      default: return current + 0x100;  // the next index
+      case 0:
+        return current;
+      case 1:
+        return current ^ 1;  // another tag: stale
+      case 2:
+        return (current & 0xffffff00u) | uint8_t(current - 1);  // the previous tag
+      case 3:
+        return 0;
+      case 4:
+        return in_.u32();
+      default:
+        return current + 0x100;  // the next index
     }
   }
   // 0: `usual` (what the verb needs to succeed); below 0x80: those low flags; else any 16 bits
@@ -322,7 +342,7 @@ class Session {
     const uint64_t context = next_context_++;
     const NTSTATUS status = call(context);
     log_call("  verb %d on node %u QP %u: request 0x%llx -> 0x%x %s", int(verb), n, h,
-          (unsigned long long)context, status, nodes_[n].adapter->last_error().c_str());
+             (unsigned long long)context, status, nodes_[n].adapter->last_error().c_str());
     if (status != STATUS_SUCCESS) {
       if (status == STATUS_PENDING) finding("a verb returned STATUS_PENDING");
       refused_.insert(context);
@@ -335,7 +355,7 @@ class Session {
 
   void check(uint32_t n, const NDK_RESULT_EX& r) {
     log_call("  completion on node %u: request 0x%llx type %u status 0x%x", n,
-          (unsigned long long)r.RequestContext, r.Type, r.Status);
+             (unsigned long long)r.RequestContext, r.Type, r.Status);
     if (refused_.count(r.RequestContext))
       finding("request 0x%llx failed inline but completed (status 0x%x)",
               (unsigned long long)r.RequestContext, r.Status);
@@ -346,13 +366,14 @@ class Session {
     Posted& p = it->second;
     if (++p.completions > 1)
       finding("request 0x%llx completed twice", (unsigned long long)r.RequestContext);
-    if (p.node != n) finding("request 0x%llx completed on the other node", (unsigned long long)r.RequestContext);
+    if (p.node != n)
+      finding("request 0x%llx completed on the other node", (unsigned long long)r.RequestContext);
     const uint32_t type = completion_type(p.verb);
     const bool type_ok = r.Type == type || (p.verb == Verb::Receive &&
                                             r.Type == NdkOperationTypeReceiveAndInvalidate);
     if (!type_ok)
-      finding("request 0x%llx: completion type %u, expected %u", (unsigned long long)r.RequestContext,
-              r.Type, type);
+      finding("request 0x%llx: completion type %u, expected %u",
+              (unsigned long long)r.RequestContext, r.Type, type);
     if (r.QPContext != p.qp_context)
       finding("request 0x%llx: QP context 0x%llx, expected 0x%llx",
               (unsigned long long)r.RequestContext, (unsigned long long)r.QPContext,
@@ -425,17 +446,39 @@ class Session {
     NodeObjects& o = nodes_[n];
     Adapter& a = *o.adapter;
     switch (op) {
-      case 0: verb_read(n, false); break;
-      case 1: verb_read(n, true); break;
-      case 2: verb_send(n, false); break;
-      case 3: verb_receive(n); break;
-      case 4: verb_bind(n, false); break;
-      case 5: verb_fast_register(n); break;
-      case 6: verb_invalidate(n); break;
-      case 7: verb_send(n, true); break;
-      case 8: verb_read(n, false); break;
-      case 9: verb_read(n, true); break;
-      case 10: verb_bind(n, true); break;
+      case 0:
+        verb_read(n, false);
+        break;
+      case 1:
+        verb_read(n, true);
+        break;
+      case 2:
+        verb_send(n, false);
+        break;
+      case 3:
+        verb_receive(n);
+        break;
+      case 4:
+        verb_bind(n, false);
+        break;
+      case 5:
+        verb_fast_register(n);
+        break;
+      case 6:
+        verb_invalidate(n);
+        break;
+      case 7:
+        verb_send(n, true);
+        break;
+      case 8:
+        verb_read(n, false);
+        break;
+      case 9:
+        verb_read(n, true);
+        break;
+      case 10:
+        verb_bind(n, true);
+        break;
       case 11: {  // Flush
         const QpHandle h = qp(n);
         a.NdkFlush(h);
@@ -452,11 +495,14 @@ class Session {
         }
         break;
       }
-      case 13: sc_core::wait(sc_time(double(in_.u16()) * 10, SC_NS)); break;
+      case 13:
+        sc_core::wait(sc_time(double(in_.u16()) * 10, SC_NS));
+        break;
       case 14: {  // AllocBuffer
         if (!may_create(n)) break;
-        static const uint64_t sizes[] = {4096, 1, 4095, 8192, 65536, 1 << 20, 32ull << 20,
-                                         0,    1ull << 40, ~0ull, 3 * 4096 + 5, 2ull << 20};
+        static const uint64_t sizes[] = {4096,       1,       4095,         8192,
+                                         65536,      1 << 20, 32ull << 20,  0,
+                                         1ull << 40, ~0ull,   3 * 4096 + 5, 2ull << 20};
         const uint8_t s = in_.u8();
         const uint64_t size = sizes[s % 12];
         const uint32_t page = (s & 0x40) ? 2097152 : (s & 0x80) ? in_.u32() : 4096;
@@ -501,7 +547,8 @@ class Session {
         const uint8_t s = in_.u8();
         const uint32_t sd = depths[s % 8], rd = depths[(s >> 3) % 8];
         const uint8_t r = in_.u8();
-        const uint32_t ord = r & 0x40 ? in_.u32() : r % 8, ird = r & 0x80 ? in_.u32() : (r >> 3) % 8;
+        const uint32_t ord = r & 0x40 ? in_.u32() : r % 8,
+                       ird = r & 0x80 ? in_.u32() : (r >> 3) % 8;
         q.context = next_qp_context();
         q.peer_node = n ^ 1;
         if (a.CreateQp(pdh, q.cq, sd, rd, ord, ird, q.context, &q.h) == STATUS_SUCCESS)
@@ -707,8 +754,7 @@ class Session {
     const std::vector<NDK_SGE> sges = sgl(n, &count, &null_list);
     Adapter& a = *nodes_[n].adapter;
     const NDK_SGE* list = null_list ? nullptr : sges.data();
-    post(n, h, Verb::Receive, false,
-         [&](uint64_t c) { return a.NdkReceive(h, c, list, count); });
+    post(n, h, Verb::Receive, false, [&](uint64_t c) { return a.NdkReceive(h, c, list, count); });
   }
 
   void verb_bind(uint32_t n, bool user_mode) {
@@ -766,7 +812,8 @@ class Session {
     const uint32_t kind = in_.u8();
     for (uint32_t i = 0; i < std::min<uint32_t>(pages, 4096); ++i) {
       uint64_t page = 0;
-      if (b && b != &forged_ && !b->pages.empty()) page = b->phys((i * 4096ull) % b->size) & ~4095ull;
+      if (b && b != &forged_ && !b->pages.empty())
+        page = b->phys((i * 4096ull) % b->size) & ~4095ull;
       if (kind == 1) page += 8;
       if (kind == 2) page = (64ull << 20) + i * 4096;
       array.push_back(page);
@@ -774,12 +821,11 @@ class Session {
     const uint64_t l = length();
     const uint64_t va = in_.u8() & 1 ? in_.u64() : 0x10000000ull + fbo;
     const uint32_t f = flags(NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
-                                   NDK_OP_FLAG_RDMA_READ_SINK);
+                             NDK_OP_FLAG_RDMA_READ_SINK);
     Adapter& a = *nodes_[n].adapter;
     const uint64_t* list = (kind == 3 || array.empty()) ? nullptr : array.data();
-    post(n, h, Verb::FastRegister, f & NDK_OP_FLAG_SILENT_SUCCESS, [&](uint64_t c) {
-      return a.NdkFastRegister(h, c, mrh, pages, list, fbo, l, va, f);
-    });
+    post(n, h, Verb::FastRegister, f & NDK_OP_FLAG_SILENT_SUCCESS,
+         [&](uint64_t c) { return a.NdkFastRegister(h, c, mrh, pages, list, fbo, l, va, f); });
   }
 
   void verb_invalidate(uint32_t n) {
@@ -856,11 +902,12 @@ class Session {
       const AdapterUsage u = a.Usage(), s = start_usage_[n];
       if (u.pds || u.cqs || u.qps || u.mrs || u.mws || u.buffers ||
           u.free_memory_bytes != s.free_memory_bytes || u.free_mtt_entries != s.free_mtt_entries)
-        finding("node %u leaks: %zu PDs, %zu CQs, %zu QPs, %zu MRs, %zu MWs, %zu buffers, "
-                "%lld bytes, %lld MTT entries",
-                n, u.pds, u.cqs, u.qps, u.mrs, u.mws, u.buffers,
-                (long long)(s.free_memory_bytes - u.free_memory_bytes),
-                (long long)(s.free_mtt_entries - u.free_mtt_entries));
+        finding(
+            "node %u leaks: %zu PDs, %zu CQs, %zu QPs, %zu MRs, %zu MWs, %zu buffers, "
+            "%lld bytes, %lld MTT entries",
+            n, u.pds, u.cqs, u.qps, u.mrs, u.mws, u.buffers,
+            (long long)(s.free_memory_bytes - u.free_memory_bytes),
+            (long long)(s.free_mtt_entries - u.free_mtt_entries));
     }
   }
   void close_ok(NTSTATUS status, const char* call, uint32_t n) {
@@ -926,9 +973,14 @@ struct Fuzzer {
 
 }  // namespace
 
-int sc_main(int, char**) { return 0; }  // libFuzzer's main runs instead
+int sc_main(int, char**) {
+  return 0;
+}  // libFuzzer's main runs instead
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // RNICSIM_FUZZ_SELFTEST=1: every input is a finding (ctest checks that one fails the run).
+  static const bool selftest = std::getenv("RNICSIM_FUZZ_SELFTEST") != nullptr;
+  if (selftest) finding("self-test (RNICSIM_FUZZ_SELFTEST is set)");
   static Fuzzer* fuzzer = [] {
     auto* f = new Fuzzer;  // lives as long as the process: SystemC cannot restart
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate: the host thread waits for `go`
@@ -943,7 +995,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Runs until nothing is left to do (the input ran and the device went idle) or the limit.
   sc_core::sc_start(kInputLimit, sc_core::SC_EXIT_ON_STARVATION);
   if (!host.done)
-    finding("the input did not finish within %s of simulated time", kInputLimit.to_string().c_str());
+    finding("the input did not finish within %s of simulated time",
+            kInputLimit.to_string().c_str());
   if (sc_core::sc_pending_activity()) {
     sc_core::sc_start(sc_time(100, SC_MS), sc_core::SC_EXIT_ON_STARVATION);
     if (sc_core::sc_pending_activity())
