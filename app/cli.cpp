@@ -49,7 +49,8 @@ const char* const kRunUsage =
     "  --out FILE     write the results JSON (config, per-step results, statistics)\n"
     "  --trace FILE   timeline of every WQE's stages, Chrome/Perfetto trace-event JSON\n"
     "                 (open in ui.perfetto.dev or chrome://tracing)\n"
-    "  --trace-limit N  record at most N trace events (default 200000), then stop recording\n"
+    "  --trace-limit N  record at most N trace events (default 200000, at most 10000000),\n"
+    "                   then stop recording\n"
     "  --vcd FILE     waveforms of key signals per node (SystemC VCD)\n"
     "  --vcd-period NS  sampling period of the waveforms (default 100 ns)\n"
     "  --set K=V      override a config key (see `rnicsim params`); repeatable\n"
@@ -396,6 +397,12 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
         uint64_t n = 0;
         if (!parse_unsigned(value, &n) || n == 0) {
           *error = arg + " needs a positive integer, got " + quote(value);
+          return false;
+        }
+        // The trace is kept in memory until written: about 40 bytes an event.
+        if (arg == "--trace-limit" && n > kMaxTraceLimit) {
+          *error = "--trace-limit is at most " + std::to_string(kMaxTraceLimit) + ", got " +
+                   quote(value);
           return false;
         }
         (arg == "--trace-limit" ? o->trace_limit : o->vcd_period_ns) = n;

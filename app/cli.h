@@ -15,6 +15,7 @@ constexpr int kExitPassed = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitInvalid = 2;
 constexpr int kExitInternal = 3;
+constexpr uint64_t kMaxTraceLimit = 10000000;  // --trace-limit
 
 struct CliOptions {
   std::string command;  // run, validate, gen, expect, params, presets, help, version

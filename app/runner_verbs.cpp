@@ -28,6 +28,11 @@ void exec_fast_register(RunContext& ctx, const Step& step, StepResult& result) {
   }
   const uint32_t count =
       step.page_count ? ctx.resolve32(*step.page_count) : uint32_t(pages.size());
+  // The array handed over has `count` entries: a referenced count is bounded as a literal is.
+  if (count > kMaxFrPagesField)
+    throw StepInvalid(step.page_count->path,
+                      "page_count " + std::to_string(count) + " is above the scenario limit of " +
+                          std::to_string(kMaxFrPagesField));
   // A page_count override past the buffer (a negative test) repeats the last page.
   while (pages.size() < count) pages.push_back(pages.empty() ? 0 : pages.back());
   const uint64_t base_va = step.base_va ? ctx.resolve(*step.base_va) : buffer.va + offset;

@@ -186,6 +186,7 @@ void exec_dma_bench(RunContext& ctx, const Step& step, StepResult& result) {
   if (status == ndk::STATUS_SUCCESS) {
     status = a.RunDmaBench(window, uint32_t(step.size), step.count, uint32_t(step.outstanding),
                            step.random_pattern, ctx.seed() + step.index, &latency);
+    a.FreeBuffer(window);  // each dma_bench step has a window of its own, never a pile of them
   }
   if (!ctx.check_status(step, status, a, result)) return;
   report(step, result, step.count, step.count * step.size, now_ns() - start_ns, latency, before,

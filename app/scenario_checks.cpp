@@ -14,7 +14,6 @@ namespace {
 
 constexpr uint64_t kU32 = UINT32_MAX;
 constexpr uint64_t kDefaultPollTimeoutNs = 1000 * 1000;  // 1 ms (SCENARIOS.md)
-constexpr uint64_t kMaxWorkloadCount = 100ull * 1000 * 1000;
 
 // A literal [offset, offset+length) must lie inside the buffer; references are checked when run.
 void check_range(const Reader& r, const std::string& key, const std::string& buffer,
@@ -143,7 +142,7 @@ void parse_stream(const Reader& r, Step& s) {
   s.node_index = r.symbol(s.qp).node;
   s.count = r.literal("count", 1, kMaxWorkloadCount);
   s.size = r.literal("size", 0, kU32);
-  s.outstanding = r.literal_or("outstanding", 1, 1, 65536);
+  s.outstanding = r.literal_or("outstanding", 1, 1, kMaxOutstanding);
   const Reader sgl = r.object_reader("sgl");
   sgl.only({"mr", "offset"});
   SgeSpec sge;
@@ -170,7 +169,7 @@ void parse_dma_bench(const Reader& r, Step& s) {
   if (pattern != "sequential" && pattern != "random")
     r.fail("pattern", "must be \"sequential\" or \"random\"");
   s.random_pattern = pattern == "random";
-  s.outstanding = r.literal_or("outstanding", 1, 1, 65536);
+  s.outstanding = r.literal_or("outstanding", 1, 1, kMaxOutstanding);
   s.metrics = parse_metrics(r);
 }
 

@@ -45,7 +45,7 @@ void parse_create_pd(const Reader& r, Step& s) {
 
 void parse_create_cq(const Reader& r, Step& s) {
   s.node_index = r.node("node");
-  s.depth = r.literal_or("depth", 64, 0, kU32);
+  s.depth = r.literal_or("depth", 64, 0, kMaxCqDepthField);
   parse_expect_status(r, s);
   s.name = r.define(K::Cq, s.node_index, s.index);
 }
@@ -55,10 +55,10 @@ void parse_create_qp(const Reader& r, Step& s) {
   s.cq = r.object("cq", {K::Cq});
   check_same_node(r, "cq", s.cq, s.pd);
   s.node_index = r.symbol(s.pd).node;
-  s.send_depth = r.literal_or("send_depth", 64, 0, kU32);
-  s.recv_depth = r.literal_or("recv_depth", 64, 0, kU32);
-  if (r.has("ord")) s.ord = r.literal("ord", 0, kU32);
-  if (r.has("ird")) s.ird = r.literal("ird", 0, kU32);
+  s.send_depth = r.literal_or("send_depth", 64, 0, kMaxQueueDepthField);
+  s.recv_depth = r.literal_or("recv_depth", 64, 0, kMaxQueueDepthField);
+  if (r.has("ord")) s.ord = r.literal("ord", 0, kMaxReadsField);
+  if (r.has("ird")) s.ird = r.literal("ird", 0, kMaxReadsField);
   s.context = r.value_or("context", 0);
   parse_expect_status(r, s);
   s.name = r.define(K::Qp, s.node_index, s.index);
@@ -76,7 +76,7 @@ void parse_create_mr(const Reader& r, Step& s) {
   s.pd = r.object("pd", {K::Pd});
   s.node_index = r.symbol(s.pd).node;
   s.fast_register = r.boolean_or("fast_register", false);
-  s.pages = r.literal_or("pages", 0, 0, kU32);
+  s.pages = r.literal_or("pages", 0, 0, kMaxFrPagesField);
   s.remote_access = r.boolean_or("remote_access", false);
   parse_expect_status(r, s);
   s.name = r.define(K::Mr, s.node_index, s.index);
@@ -132,7 +132,7 @@ void parse_fast_register(const Reader& r, Step& s) {
   s.flags = r.op_flags("flags");
   s.context = r.value_or("context", 0);
   s.base_va = r.optional_value("base_va");
-  s.page_count = r.optional_value("page_count", kU32);
+  s.page_count = r.optional_value("page_count", kMaxFrPagesField);
   if (r.has("pages")) s.page_list = parse_pages(r, s);
   parse_expect_status(r, s);
 }

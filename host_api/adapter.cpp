@@ -33,20 +33,24 @@ std::vector<uint64_t> Buffer::page_array(uint64_t offset, uint64_t length) const
   return out;
 }
 
-bool RangeAllocator::allocate(uint32_t count, uint32_t* start) {
+bool RangeAllocator::allocate(uint64_t count, uint64_t* start, uint64_t align) {
+  if (count == 0 || align == 0) return false;
   for (auto it = free_.begin(); it != free_.end(); ++it) {
-    if (it->second < count) continue;
-    *start = it->first;
-    const uint32_t rest = it->second - count;
-    const uint32_t rest_start = it->first + count;
+    const uint64_t first = it->first;
+    const uint64_t length = it->second;
+    const uint64_t at = align_up(first, align);
+    if (at - first >= length || length - (at - first) < count) continue;
     free_.erase(it);
-    if (rest) free_[rest_start] = rest;
+    if (at > first) free_[first] = at - first;  // the part skipped for alignment stays free
+    const uint64_t rest = length - (at - first) - count;
+    if (rest) free_[at + count] = rest;
+    *start = at;
     return true;
   }
   return false;
 }
 
-void RangeAllocator::release(uint32_t start, uint32_t count) {
+void RangeAllocator::release(uint64_t start, uint64_t count) {
   if (!count) return;
   auto next = free_.lower_bound(start);
   if (next != free_.end() && start + count == next->first) {
@@ -64,10 +68,24 @@ void RangeAllocator::release(uint32_t start, uint32_t count) {
 }
 
 uint64_t Adapter::Impl::alloc_phys(uint64_t bytes, uint64_t align) {
-  const uint64_t start = align_up(phys_next, align);
-  if (bytes == 0 || start > memory_bytes || bytes > memory_bytes - start) return 0;
-  phys_next = start + bytes;
+  uint64_t start = 0;
+  if (bytes == 0 || bytes > memory_bytes) return 0;
+  // Whole pages: what is freed later is then page-aligned too.
+  if (!phys.allocate(align_up(bytes, 4096), &start, std::max<uint64_t>(align, 4096))) return 0;
   return start;
+}
+
+void Adapter::Impl::free_phys(uint64_t start, uint64_t bytes) {
+  bytes = align_up(bytes, 4096);
+  // Memory reads as zero until written: zero only the pages that were (host memory keeps
+  // no page it never wrote, so a large untouched buffer costs nothing here).
+  std::vector<uint8_t> page(4096);
+  static const std::vector<uint8_t> zeros(4096, 0);
+  for (uint64_t at = start; at < start + bytes; at += 4096) {
+    if (!cpu.mem_read(at, page.data(), 4096)) continue;
+    if (page != zeros) cpu.mem_write(at, zeros.data(), 4096);
+  }
+  phys.release(start, bytes);
 }
 
 MptEntry Adapter::Impl::read_mpt(uint32_t index) {
@@ -85,7 +103,7 @@ void Adapter::Impl::write_mpt(uint32_t index, const MptEntry& entry) {
 bool Adapter::Impl::read_process(uint64_t va, uint8_t* data, uint64_t length) {
   auto it = buffers.upper_bound(va);
   if (it == buffers.begin()) return false;
-  const Buffer& b = (--it)->second;
+  const Buffer& b = (--it)->second.buffer;
   const uint64_t offset = va - b.va;
   if (offset > b.size || length > b.size - offset) return false;
   while (length > 0) {
@@ -115,7 +133,9 @@ void Adapter::Impl::context_changed(ContextKind kind, uint32_t index, uint32_t c
 Adapter::Adapter(HostCpu& cpu, const RnicConfig& config, uint64_t memory_bytes, uint32_t node_id,
                  uint64_t seed)
     : impl_(std::make_unique<Impl>(cpu, config, memory_bytes, seed)), node_id_(node_id) {
-  impl_->phys_next = impl_->icm.end;  // the driver's allocations start above the tables
+  // The driver's allocations live above the tables.
+  const uint64_t base = std::min(impl_->icm.end, memory_bytes);
+  impl_->phys.reset(base, memory_bytes - base);
   impl_->mtt.reset(0, impl_->icm.mtt_entries);
 }
 
@@ -179,8 +199,24 @@ NTSTATUS Adapter::AllocBuffer(uint64_t size, uint32_t page_size, bool scatter, B
     }
     WriteBuffer(b, off, chunk.data(), n);
   }
-  s.buffers[b.va] = b;
+  s.buffers[b.va] = BufferInfo{b, base, pages * page_size, 0};
   *out = std::move(b);
+  return STATUS_SUCCESS;
+}
+
+NTSTATUS Adapter::FreeBuffer(const Buffer& buffer) {
+  Impl& s = *impl_;
+  auto it = s.buffers.find(buffer.va);
+  if (it == s.buffers.end()) {
+    last_error_ = "unknown buffer";
+    return STATUS_INVALID_PARAMETER;
+  }
+  if (it->second.registrations > 0) {
+    last_error_ = "an MR is registered on the buffer";
+    return STATUS_DEVICE_BUSY;
+  }
+  s.free_phys(it->second.phys, it->second.phys_bytes);
+  s.buffers.erase(it);
   return STATUS_SUCCESS;
 }
 
@@ -215,7 +251,14 @@ bool Adapter::ReadBuffer(const Buffer& buffer, uint64_t offset, void* data, uint
 
 NTSTATUS Adapter::CreatePd(PdHandle* out) {
   if (!out) return STATUS_INVALID_PARAMETER;
-  *out = impl_->next_pd++;
+  if (impl_->pds.size() >= kMaxPds) {
+    last_error_ = "PD limit (" + std::to_string(kMaxPds) + ") reached";
+    return STATUS_INSUFFICIENT_RESOURCES;
+  }
+  // PD numbers only name a domain (no table entry): skip 0 and numbers still in use.
+  do {
+    *out = impl_->next_pd++;
+  } while (*out == 0 || impl_->pds.count(*out));
   impl_->pds[*out] = true;
   return STATUS_SUCCESS;
 }
@@ -226,17 +269,18 @@ NTSTATUS Adapter::CreateCq(uint32_t depth, CqHandle* out) {
     last_error_ = "CQ depth must be 1.." + std::to_string(kMaxCqDepth);
     return STATUS_INVALID_PARAMETER;
   }
-  if (s.next_cq >= s.icm.cqc_entries) {
-    last_error_ = "CQ table full";
-    return STATUS_INSUFFICIENT_RESOURCES;
-  }
   const uint64_t ring = s.alloc_phys(uint64_t(depth) * kCqeBytes, 4096);
   if (!ring) {
     last_error_ = "host memory exhausted";
     return STATUS_INSUFFICIENT_RESOURCES;
   }
-  const CqHandle cqn = s.next_cq++;
-  s.cqs[cqn] = CqInfo{ring, depth, 0};
+  const CqHandle cqn = s.cq_numbers.take();
+  if (!cqn) {
+    s.free_phys(ring, uint64_t(depth) * kCqeBytes);
+    last_error_ = "CQ table full";
+    return STATUS_INSUFFICIENT_RESOURCES;
+  }
+  s.cqs[cqn] = CqInfo{ring, depth, 0, {}};
   CqcEntry cqc;
   cqc.valid = 1;
   cqc.ring_base = ring;

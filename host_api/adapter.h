@@ -59,6 +59,13 @@ struct AsyncRequest {
   sc_core::sc_event completed;  // notified when done becomes true
 };
 
+// What an adapter has open (Adapter::Usage): after closing everything, back to the start.
+struct AdapterUsage {
+  size_t pds = 0, cqs = 0, qps = 0, mrs = 0, mws = 0, buffers = 0;
+  uint64_t free_memory_bytes = 0;  // host memory left for queues, rings and buffers
+  uint64_t free_mtt_entries = 0;
+};
+
 class Adapter {
  public:
   // `node_id` addresses this node on the fabric; `seed` drives random fills and scatter.
@@ -72,6 +79,9 @@ class Adapter {
   // --- host memory (the process's allocations) ---
   NTSTATUS AllocBuffer(uint64_t size, uint32_t page_size, bool scatter, BufferFill fill,
                        uint8_t fill_byte, Buffer* out);
+  // Gives a buffer's memory back (zeroed for its next use). An MR still registered on it
+  // -> STATUS_DEVICE_BUSY; not a buffer of this adapter -> STATUS_INVALID_PARAMETER.
+  NTSTATUS FreeBuffer(const Buffer& buffer);
   bool WriteBuffer(const Buffer& buffer, uint64_t offset, const void* data, uint64_t length);
   bool ReadBuffer(const Buffer& buffer, uint64_t offset, void* data, uint64_t length);
 
@@ -98,6 +108,22 @@ class Adapter {
   // Reserves `page_count` translation entries for fast registration; above the adapter's
   // FRMRPageCount -> STATUS_IMPLEMENTATION_LIMIT.
   NTSTATUS InitializeFastRegisterMr(MrHandle mr, uint32_t page_count, bool remote_access);
+
+  // --- closing objects (NdkCloseObject) ---
+  // Each returns once the object is gone (STATUS_SUCCESS), and its number, table entries and
+  // memory may serve later objects; a closed object's tokens stay stale. Unknown handle ->
+  // STATUS_INVALID_PARAMETER. Objects others still depend on -> STATUS_DEVICE_BUSY: a PD with
+  // QPs, MRs or MWs; a CQ with QPs; an MR with bound windows or an asynchronous registration
+  // in progress. CloseQp first completes every request of the QP (CANCELLED if not done: a
+  // Flush), then frees the windows bound to it; the device gets 10 ms of simulated time for
+  // that (else STATUS_IO_TIMEOUT, the QP stays open, flushed). Completions already in the CQ
+  // keep the QP's context. CloseMr deregisters a registered MR; CloseMw frees a bound window.
+  NTSTATUS CloseQp(QpHandle qp);
+  NTSTATUS CloseCq(CqHandle cq);
+  NTSTATUS CloseMr(MrHandle mr);
+  NTSTATUS CloseMw(MwHandle mw);
+  NTSTATUS ClosePd(PdHandle pd);
+  AdapterUsage Usage() const;
 
   // Tokens: 24-bit MPT index << 8 | 8-bit tag. Zero for an object that has none yet.
   uint32_t GetRemoteTokenFromMr(MrHandle mr);
@@ -188,6 +214,7 @@ class Adapter {
   void wait_bind_executed(QpHandle qpn, QpInfo& qp, uint32_t wqe_index, MwHandle mw,
                           uint8_t tag);
   bool completion_queued(CqHandle cq, QpHandle qpn, uint32_t wqe_index);
+  bool wait_qp_closed(QpHandle qpn);
   NTSTATUS post_rdma(WqeOpcode opcode, QpHandle qp, uint64_t request_context,
                      const ndk::NDK_SGE* sgl, uint32_t nsge, uint64_t remote_address,
                      uint32_t remote_token, uint32_t flags);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Queue limits the driver enforces (reported in NDK_ADAPTER_INFO).
+// Limits the driver enforces (the queue limits are reported in NDK_ADAPTER_INFO). The device
+// tables (QPs, CQs, MPT, MTT) are sized by QpConfig; these bound what has no table.
 #pragma once
 
 #include <cstdint>
@@ -7,4 +8,5 @@
 namespace rnic::host {
 constexpr uint32_t kMaxQueueDepth = 16384;
 constexpr uint32_t kMaxCqDepth = 65536;
+constexpr uint32_t kMaxPds = 65536;  // open protection domains per adapter
 }  // namespace rnic::host

@@ -44,17 +44,20 @@ NTSTATUS Adapter::CreateQp(PdHandle pd, CqHandle cq, uint32_t send_depth, uint32
                   "/" + std::to_string(s.config.qp.max_ird) + ")";
     return STATUS_INVALID_PARAMETER;
   }
-  if (s.next_qp >= s.icm.qpc_entries) {
+  const QpHandle qpn = s.qp_numbers.take();
+  if (!qpn) {
     last_error_ = "QP table full";
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   const uint64_t sq = s.alloc_phys(uint64_t(send_depth) * kWqeBytes, 4096);
   const uint64_t rq = recv_depth ? s.alloc_phys(uint64_t(recv_depth) * kWqeBytes, 4096) : 0;
   if (!sq || (recv_depth && !rq)) {
+    if (sq) s.free_phys(sq, uint64_t(send_depth) * kWqeBytes);
+    if (rq) s.free_phys(rq, uint64_t(recv_depth) * kWqeBytes);
+    s.qp_numbers.give_back(qpn);
     last_error_ = "host memory exhausted";
     return STATUS_INSUFFICIENT_RESOURCES;
   }
-  const QpHandle qpn = s.next_qp++;
   QpInfo& qp = s.qps[qpn];
   qp.pd = pd;
   qp.cq = cq;
@@ -103,16 +106,19 @@ uint32_t Adapter::create_mpt_entry(PdHandle pd, MptKind kind, NTSTATUS* status) 
     *status = STATUS_INVALID_PARAMETER;
     return 0;
   }
-  if (s.next_mpt >= s.icm.mpt_entries || s.next_mpt > 0xffffff) {
+  const uint32_t index = s.mpt_indices.take();
+  if (!index) {
     last_error_ = "MPT table full";
     *status = STATUS_INSUFFICIENT_RESOURCES;
     return 0;
   }
-  const uint32_t index = s.next_mpt++;
   MptEntry e;
   e.state = MptState::Free;
   e.kind = kind;
   e.pd = pd;
+  // A closed object's number comes back with its last tag: the next tag moves past it, so
+  // tokens of the closed object stay stale (SPEC.md 1).
+  e.tag = s.read_mpt(index).tag;
   s.write_mpt(index, e);
   s.context_changed(ContextKind::Mpt, index);
   *status = STATUS_SUCCESS;
@@ -128,6 +134,7 @@ NTSTATUS Adapter::CreateMr(PdHandle pd, bool fast_register, MrHandle* out) {
   MrInfo info;
   info.pd = pd;
   info.fast_register = fast_register;
+  info.tag = impl_->read_mpt(index).tag;
   impl_->mrs[index] = info;
   *out = index;
   return STATUS_SUCCESS;
@@ -152,6 +159,15 @@ NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset,
   }
   if (length == 0 || buffer.va == 0 || offset > buffer.size || length > buffer.size - offset) {
     last_error_ = "registration range empty or outside the buffer";
+    return STATUS_INVALID_PARAMETER;
+  }
+  // The buffer must be one of this process's allocations, as described when allocated (its
+  // pages are what the MTT entries will name).
+  auto buf = s.buffers.find(buffer.va);
+  if (buf == s.buffers.end() || buf->second.buffer.size != buffer.size ||
+      buf->second.buffer.page_size != buffer.page_size ||
+      buf->second.buffer.pages != buffer.pages) {
+    last_error_ = "not a buffer allocated by this adapter";
     return STATUS_INVALID_PARAMETER;
   }
   if ((mr_flags & ~0xfu) || ((mr_flags & 4) && !(mr_flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE))) {
@@ -183,6 +199,8 @@ NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset,
   e.page_capacity = uint32_t(count);
   e.bound_windows = 0;
   it->second.registered = true;
+  it->second.buffer_va = buffer.va;
+  ++buf->second.registrations;
   it->second.mr_flags = mr_flags;
   it->second.mtt_index = mtt_index;
   it->second.mtt_count = uint32_t(count);
@@ -221,6 +239,9 @@ NTSTATUS Adapter::DeregisterMr(MrHandle mr) {
   s.context_changed(ContextKind::Mtt, it->second.mtt_index, it->second.mtt_count);
   s.mtt.release(it->second.mtt_index, it->second.mtt_count);
   it->second.registered = false;
+  auto buf = s.buffers.find(it->second.buffer_va);
+  if (buf != s.buffers.end() && buf->second.registrations > 0) --buf->second.registrations;
+  it->second.buffer_va = 0;
   return STATUS_SUCCESS;
 }
 
@@ -229,7 +250,7 @@ NTSTATUS Adapter::CreateMw(PdHandle pd, MwHandle* out) {
   NTSTATUS status;
   const MwHandle index = create_mpt_entry(pd, MptKind::Mw, &status);
   if (status != STATUS_SUCCESS) return status;
-  impl_->mws[index] = MwInfo{pd, 0};
+  impl_->mws[index] = MwInfo{pd, impl_->read_mpt(index).tag, false};
   *out = index;
   return STATUS_SUCCESS;
 }

@@ -354,6 +354,7 @@ NTSTATUS Adapter::NdkFastRegister(QpHandle qpn, uint64_t request_context, MrHand
     qp->page_lists = s.alloc_phys(slot_bytes * qp->qpc.sq_depth, 4096);
     if (!qp->page_lists)
       return fail_post(qpn, STATUS_INSUFFICIENT_RESOURCES, "host memory exhausted");
+    qp->page_lists_bytes = slot_bytes * qp->qpc.sq_depth;
   }
   const uint64_t list = qp->page_lists + slot_bytes * (qp->sq_producer % qp->qpc.sq_depth);
   std::vector<uint8_t> raw(size_t(page_count) * 8);
@@ -425,9 +426,13 @@ size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max) {
     r.RequestContext = cqe.wr_id;
     r.Type = type_of(cqe.opcode);
     r.TypeSpecific = cqe.invalidated_token;
-    auto qit = s.qps.find(cqe.qpn);
+    auto orphan = info.orphans.find(info.consumer);
+    auto qit = orphan == info.orphans.end() ? s.qps.find(cqe.qpn) : s.qps.end();
     r.QPContext = qit != s.qps.end() ? qit->second.qp_context : 0;
-    if (qit != s.qps.end()) {
+    if (orphan != info.orphans.end()) {
+      r.QPContext = orphan->second;  // of a QP closed since
+      info.orphans.erase(orphan);
+    } else if (qit != s.qps.end()) {
       // In-order completion: everything up to this WQE has left its ring.
       QpInfo& qp = qit->second;
       uint32_t& consumer = is_send_queue(cqe.opcode) ? qp.sq_consumer : qp.rq_consumer;

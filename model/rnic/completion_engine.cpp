@@ -79,6 +79,15 @@ void CompletionEngine::write_entry(const CompletionRecord& record,
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   // From hand-over (FIFO wait included) until the CQE (or the overflow flag) is written.
   const TraceScope slice(trace_, "completion", record.trace_id, handed, delay);
+  if (record.close) {
+    // Every earlier entry of the QP is written (FIFO): tell the driver its close is done.
+    if (record.cqe.qpn >= icm_.qpc_entries) return;
+    uint8_t closed = 1;
+    dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
+                 icm_.qpc_addr(record.cqe.qpn) + QpcEntry::kClosedOffset, &closed, 1,
+                 DmaSource::Completion, delay);
+    return;
+  }
   auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
     return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
                         DmaSource::ContextTable, d);

@@ -66,12 +66,14 @@ MptEntry MptEntry::decode(const uint8_t* in) {
   return e;
 }
 
-// QPC layout: 0 valid 1 connected 4 pd 8 cqn 12 sq_depth 16 sq_base 24 rq_base 32 rq_depth
+// QPC layout: 0 valid 1 connected 2 closed 3 retired 4 pd 8 cqn 12 sq_depth 16 sq_base 24 rq_base 32 rq_depth
 // 36 ord 40 ird 44 peer_node 48 peer_qpn
 void QpcEntry::encode(uint8_t* out) const {
   std::memset(out, 0, kQpcEntryBytes);
   out[0] = valid;
   out[1] = connected;
+  out[2] = closed;
+  out[3] = retired;
   put_le<uint32_t>(out + 4, pd);
   put_le<uint32_t>(out + 8, cqn);
   put_le<uint32_t>(out + 12, sq_depth);
@@ -88,6 +90,8 @@ QpcEntry QpcEntry::decode(const uint8_t* in) {
   QpcEntry e;
   e.valid = in[0];
   e.connected = in[1];
+  e.closed = in[2];
+  e.retired = in[3];
   e.pd = get_le<uint32_t>(in + 4);
   e.cqn = get_le<uint32_t>(in + 8);
   e.sq_depth = get_le<uint32_t>(in + 12);
@@ -101,11 +105,12 @@ QpcEntry QpcEntry::decode(const uint8_t* in) {
   return e;
 }
 
-// CQC layout: 0 valid 1 overflow (written by the device) 4 depth 8 ring_base
+// CQC layout: 0 valid 1 overflow (written by the device) 2 retired 4 depth 8 ring_base
 void CqcEntry::encode(uint8_t* out) const {
   std::memset(out, 0, kCqcEntryBytes);
   out[0] = valid;
   out[1] = overflow;
+  out[2] = retired;
   put_le<uint32_t>(out + 4, depth);
   put_le<uint64_t>(out + 8, ring_base);
 }
@@ -114,6 +119,7 @@ CqcEntry CqcEntry::decode(const uint8_t* in) {
   CqcEntry e;
   e.valid = in[0];
   e.overflow = in[1];
+  e.retired = in[2];
   e.depth = get_le<uint32_t>(in + 4);
   e.ring_base = get_le<uint64_t>(in + 8);
   return e;

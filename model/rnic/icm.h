@@ -81,6 +81,8 @@ struct MptEntry {
 struct QpcEntry {
   uint8_t valid = 0;
   uint8_t connected = 0;
+  uint8_t closed = 0;   // written by the device once a close has drained the QP (QpClose)
+  uint8_t retired = 0;  // the driver closed the QP: the number was in use (table scans go on)
   uint32_t pd = 0;
   uint32_t cqn = 0;          // send and receive completions go to this CQ
   uint64_t sq_base = 0;      // physical address of the send-queue ring (contiguous)
@@ -92,6 +94,7 @@ struct QpcEntry {
   uint32_t peer_node = 0;
   uint32_t peer_qpn = 0;
 
+  static constexpr uint32_t kClosedOffset = 2;
   void encode(uint8_t* out) const;  // kQpcEntryBytes
   static QpcEntry decode(const uint8_t* in);
 };
@@ -100,6 +103,7 @@ struct QpcEntry {
 struct CqcEntry {
   uint8_t valid = 0;
   uint8_t overflow = 0;    // set by the device when a completion found the ring full
+  uint8_t retired = 0;     // the driver closed the CQ: the number was in use (table scans go on)
   uint64_t ring_base = 0;  // physical address of the ring (contiguous)
   uint32_t depth = 0;      // entries
 

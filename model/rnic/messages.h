@@ -22,7 +22,9 @@ struct Doorbell {
 
 // Doorbells -> every unit caching a table: the driver changed these entries.
 // QpFlush: the driver flushed the QP (Flush): it enters the error state.
-enum class ContextKind : uint8_t { Mpt = 1, Qpc = 2, Cqc = 3, Mtt = 4, QpFlush = 5 };
+// QpClose: the driver is closing the flushed QP: once every WQE rung so far has completed,
+// the device sets QpcEntry::closed, so the driver knows no completion of the QP is to come.
+enum class ContextKind : uint8_t { Mpt = 1, Qpc = 2, Cqc = 3, Mtt = 4, QpFlush = 5, QpClose = 6 };
 struct ContextChange {
   ContextKind kind = ContextKind::Mpt;
   uint32_t index = 0;
@@ -35,6 +37,7 @@ struct WorkRequest {
   uint32_t wqe_index = 0;
   Wqe wqe;
   uint64_t trace_id = 0;  // the request's timeline id (tlm/trace.h); 0 = none
+  bool close = false;     // no WQE: the QP's close marker, behind its last WQE (QpClose)
 };
 
 // Responder -> Requester of the same device: the QP went to the error state.
@@ -123,6 +126,7 @@ struct CompletionRecord {
   uint32_t cqn = 0;
   Cqe cqe;
   uint64_t trace_id = 0;  // the work request completed (tracing only)
+  bool close = false;     // no entry: set QpcEntry::closed of QP cqe.qpn (QpClose drained)
 };
 
 // On the wire between two ports.

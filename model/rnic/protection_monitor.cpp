@@ -38,7 +38,10 @@ bool ProtectionMonitor::in_queue_ring(uint64_t addr, uint64_t length) {
   for (uint32_t qpn = 1; qpn < icm_.qpc_entries; ++qpn) {
     if (!read(icm_.qpc_addr(qpn), raw, kQpcEntryBytes)) return false;
     const QpcEntry qpc = QpcEntry::decode(raw);
-    if (!qpc.valid) break;  // QP numbers are handed out in order
+    // QP numbers are handed out in order, closed ones again later: the first never-used
+    // entry ends the scan.
+    if (!qpc.valid && !qpc.retired) break;
+    if (!qpc.valid) continue;
     if (addr >= qpc.sq_base && addr + length <= qpc.sq_base + uint64_t(qpc.sq_depth) * kWqeBytes)
       return true;
     if (addr >= qpc.rq_base && addr + length <= qpc.rq_base + uint64_t(qpc.rq_depth) * kWqeBytes)
@@ -52,7 +55,8 @@ bool ProtectionMonitor::in_cq_ring(uint64_t addr, uint64_t length) {
   for (uint32_t cqn = 1; cqn < icm_.cqc_entries; ++cqn) {
     if (!read(icm_.cqc_addr(cqn), raw, kCqcEntryBytes)) return false;
     const CqcEntry cqc = CqcEntry::decode(raw);
-    if (!cqc.valid) break;
+    if (!cqc.valid && !cqc.retired) break;  // as for QPs
+    if (!cqc.valid) continue;
     if (addr >= cqc.ring_base && addr + length <= cqc.ring_base + uint64_t(cqc.depth) * kCqeBytes)
       return true;
   }
@@ -93,7 +97,8 @@ bool ProtectionMonitor::in_valid_region(uint64_t addr, uint64_t length) {
     }
   }
   // Then every region, straight from the MPT in host memory. The driver hands out MPT
-  // indices in order and never frees them, so the first never-created entry ends the scan.
+  // indices in order, closed ones again later (a closed entry keeps its kind), so the first
+  // never-created entry ends the scan.
   constexpr uint32_t kChunk = 64;
   table_.resize(size_t(kChunk) * kMptEntryBytes);
   for (uint32_t first = 1; first < icm_.mpt_entries; first += kChunk) {

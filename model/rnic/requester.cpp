@@ -108,6 +108,10 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     return;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (work->close) {
+    close(work->qpn, delay);
+    return;
+  }
   const uint32_t qpn = work->qpn;
   const Wqe wqe = work->wqe;
   const uint32_t wqe_index = work->wqe_index;
@@ -178,13 +182,32 @@ void Requester::wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time
   while (qp.reads_outstanding >= limit && !qp.error) wait(*qp.progress);
 }
 
-CqeStatus Requester::land_response(Pending& p, const Packet& packet, sc_core::sc_time& delay) {
+CqeStatus Requester::land_response(uint32_t qpn, Pending& p, const Packet& packet,
+                                   sc_core::sc_time& delay) {
   if (packet.kind == PacketKind::Nak) return packet.syndrome;
   // An acknowledgement answers a write or send; read data answers a read: anything else is a
   // protocol error.
   const bool read = p.opcode == WqeOpcode::Read;
   if (packet.kind == PacketKind::Ack) return read ? CqeStatus::RemoteOperation : CqeStatus::Success;
   if (!read || packet.payload.size() != p.bytes) return CqeStatus::RemoteOperation;
+  // The sinks were checked when the read started; their MRs may have been deregistered,
+  // closed or invalidated since. Every sink is checked again before any byte lands.
+  const QpcEntry* context = qpc(qpn, delay);
+  for (uint32_t i = 0; i < p.sinks; ++i) {
+    SinkSge& sink = p.sink[i];
+    ProtectionRequest check;
+    check.op = ProtectionOp::LocalAccess;
+    check.token = sink.token;
+    check.pd = context ? context->pd : 0;
+    check.qpn = qpn;
+    check.va = sink.va;
+    check.length = sink.length;
+    check.access = p.sink_access;
+    check.trace_id = p.trace_id;
+    send_message(pool_, check_isock, check, delay);
+    if (!context || check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+    sink.region = check.region;
+  }
   uint64_t offset = 0;
   for (uint32_t i = 0; i < p.sinks; ++i) {
     const SinkSge& sink = p.sink[i];
@@ -235,7 +258,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   p->awaiting_response = false;
   if (p->opcode == WqeOpcode::Read) --qp.reads_outstanding;
   release_ord_slot(qp, *p, sc_core::sc_time_stamp() + delay);
-  CqeStatus status = land_response(*p, *packet, delay);
+  CqeStatus status = land_response(packet->dst_qpn, *p, *packet, delay);
   if (status == CqeStatus::Success && p->opcode == WqeOpcode::Read &&
       (p->flags & kReadLocalInvalidate) && (config_.adapter_flags & kLocalInvalidateSupported) &&
       p->sinks > 0) {
@@ -277,6 +300,19 @@ void Requester::flush_all(QpState& qp) {
     p.status = CqeStatus::Flush;
   }
   qp.progress->notify(sc_core::SC_ZERO_TIME);
+}
+
+void Requester::close(uint32_t qpn, sc_core::sc_time& delay) {
+  // Every request of the QP ahead of the marker completes (flushed, if the driver did not
+  // flush first); the marker then follows their completions through the completion engine.
+  QpState& qp = state(qpn);
+  flush_all(qp);
+  retire(qpn, qp, delay);
+  CompletionRecord record;
+  record.close = true;
+  record.cqe.qpn = qpn;
+  sc_core::sc_time d = delay;
+  send_message(pool_, cq_isock, record, d);
 }
 
 void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {

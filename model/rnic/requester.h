@@ -61,6 +61,7 @@ class Requester : public sc_core::sc_module {
     Region region;
     uint64_t va = 0;
     uint32_t length = 0;
+    uint32_t token = 0;  // checked again when read data lands (the MR may be gone by then)
   };
   struct Pending {
     uint64_t sequence = 0;
@@ -75,6 +76,7 @@ class Requester : public sc_core::sc_module {
     CqeStatus status = CqeStatus::Success;
     uint32_t bytes = 0;
     uint8_t sinks = 0;
+    uint16_t sink_access = 0;  // rights the sinks were checked for
     std::array<SinkSge, kMaxSge> sink{};
     uint32_t first_sink_token = 0;  // RDMA_READ_LOCAL_INVALIDATE target
     uint32_t rnr_retries = 0;
@@ -131,7 +133,9 @@ class Requester : public sc_core::sc_module {
   CqeStatus check_sgl(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint16_t access,
                       Pending& p, uint64_t* total, sc_core::sc_time& delay);
   void flush_all(QpState& qp);
-  CqeStatus land_response(Pending& p, const Packet& packet, sc_core::sc_time& delay);
+  // The close marker of `qpn` (WorkRequest::close): see ContextKind::QpClose.
+  void close(uint32_t qpn, sc_core::sc_time& delay);
+  CqeStatus land_response(uint32_t qpn, Pending& p, const Packet& packet, sc_core::sc_time& delay);
   // Ends `p` with `status`; an error also flushes every later request of the QP.
   void finish(QpState& qp, Pending& p, CqeStatus status);
   void flush_after(QpState& qp, uint64_t sequence);

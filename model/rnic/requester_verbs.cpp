@@ -32,10 +32,11 @@ CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe&
     send_message(pool_, check_isock, check, delay);
     if (check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
     if (p.sinks == 0) p.first_sink_token = sge.token;
-    p.sink[p.sinks++] = SinkSge{check.region, sge.addr, sge.length};
+    p.sink[p.sinks++] = SinkSge{check.region, sge.addr, sge.length, sge.token};
     *total += sge.length;
   }
   if (*total > config_.qp.max_transfer_bytes) return CqeStatus::LocalLength;
+  p.sink_access = access;
   return CqeStatus::Success;
 }
 

@@ -210,6 +210,14 @@ void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     qp.error = true;
     sc_core::sc_time d = delay;
     flush_receives(change->index, qp, d);
+  } else if (change && change->kind == ContextKind::QpClose) {
+    // Receives left (none after a flush) complete now, ahead of the requester's close marker;
+    // a QP created later with this number starts with an empty receive queue.
+    QpState& qp = qps_[change->index];
+    qp.error = true;
+    sc_core::sc_time d = delay;
+    flush_receives(change->index, qp, d);
+    qp.rq_producer = qp.rq_consumer = 0;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -51,8 +51,38 @@ void WqeFetcher::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time
     // A re-created QP starts with an empty ring (the entry stays: the fetch thread may hold it).
     auto it = queues_.find(change->index);
     if (it != queues_.end()) it->second.producer = it->second.fetched = 0;
+  } else if (change && change->kind == ContextKind::QpClose && change->index < icm_.qpc_entries) {
+    // The close marker follows the QP's last WQE through the requester (which completes in
+    // order), so its arrival at the completion engine means the QP has nothing left. The
+    // QP's doorbells were written before this notice (posted writes stay in order): they
+    // count now.
+    for (auto db = doorbells_.begin(); db != doorbells_.end();) {
+      if (db->qpn != change->index) {
+        ++db;
+        continue;
+      }
+      queues_[db->qpn].producer = db->producer;
+      db = doorbells_.erase(db);
+    }
+    QueueState& q = queues_[change->index];
+    q.closing = true;
+    if (!q.active) {
+      q.active = true;
+      round_robin_.push_back(change->index);
+    }
+    doorbell_event_.notify(sc_core::SC_ZERO_TIME);
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void WqeFetcher::send_close_marker(uint32_t qpn, QueueState& q) {
+  q.closing = false;
+  WorkRequest work;
+  work.qpn = qpn;
+  work.wqe_index = q.fetched;
+  work.close = true;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  send_message(pool_, work_isock, work, delay);
 }
 
 void WqeFetcher::apply_due_doorbells() {
@@ -82,11 +112,12 @@ void WqeFetcher::fetch_thread() {
     auto it = queues_.find(qpn);
     if (it == queues_.end()) continue;
     QueueState& q = it->second;
-    fetch_from(qpn, q);
+    if (q.producer != q.fetched) fetch_from(qpn, q);
     if (q.producer != q.fetched) {
       round_robin_.push_back(qpn);
     } else {
       q.active = false;
+      if (q.closing) send_close_marker(qpn, q);
     }
   }
 }

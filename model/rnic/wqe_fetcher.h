@@ -43,6 +43,7 @@ class WqeFetcher : public sc_core::sc_module {
     uint32_t producer = 0;  // from the latest doorbell
     uint32_t fetched = 0;   // WQEs handed on
     bool active = false;    // in the round-robin list
+    bool closing = false;   // QpClose: send the close marker once everything rung is fetched
   };
   struct PendingDoorbell {
     sc_core::sc_time at;
@@ -55,6 +56,7 @@ class WqeFetcher : public sc_core::sc_module {
   void fetch_thread();
   void apply_due_doorbells();
   void fetch_from(uint32_t qpn, QueueState& queue);
+  void send_close_marker(uint32_t qpn, QueueState& queue);
 
   RnicConfig config_;
   IcmLayout icm_;

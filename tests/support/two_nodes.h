@@ -21,6 +21,10 @@ using namespace rnic::ndk;
 
 // Two connected nodes with a source buffer on B (incrementing bytes) and a sink on A.
 struct TwoNodes {
+  TwoNodes() = default;
+  // A platform with other limits (table sizes, memory) than the default.
+  explicit TwoNodes(const SystemConfig& c) : config(c) {}
+
   SystemConfig config;
   System system{config, {"A", "B"}};
   Adapter a{system.node(0).cpu, config.rnic, config.host_memory.size_bytes, 0, 1};
