@@ -65,8 +65,10 @@ const char* const kParamsUsage =
 const char* const kStatsUsage =
     "usage: rnicsim stats\n"
     "\n"
-    "Lists every counter a run writes to the results JSON under \"stats\": owner (NODE stands\n"
-    "for each node's name), name, unit and meaning, one per line, columns separated by tabs.\n";
+    "Lists every statistic a run writes to the results JSON under \"stats\": owner (NODE\n"
+    "stands for each node's name), name, unit and meaning, one per line, columns separated\n"
+    "by tabs. Histograms (unit \"ns (histogram)\") and occupancies (\"UNIT (occupancy)\") are\n"
+    "objects in the JSON; docs/stats.md describes them.\n";
 
 const char* const kPresetsUsage =
     "usage: rnicsim presets\n"
@@ -141,14 +143,22 @@ int cmd_presets(std::ostream& out) {
   return kExitPassed;
 }
 
-// Elaborates a one-node system named NODE (monitor included) and walks its counters: the
+// Elaborates a one-node system named NODE (monitor included) and walks its statistics: the
 // same walk that fills "stats" after a run, so the list cannot drift from the code.
 int cmd_stats(std::ostream& out) {
   SystemConfig config;
   config.protection_monitor = true;
   System system(config, {"NODE"});
-  system.visit_stats([&](const std::string& owner, const Counter& c) {
-    out << owner << '\t' << c.name << '\t' << c.unit << '\t' << c.description << '\n';
+  system.visit_groups([&](const StatGroup& group) {
+    const std::string& owner = group.owner();
+    for (const Counter& c : group.counters())
+      out << owner << '\t' << c.name << '\t' << c.unit << '\t' << c.description << '\n';
+    for (const Histogram& h : group.histograms()) {
+      out << owner << '\t' << h.name << '\t' << h.unit << " (histogram)\t" << h.description << '\n';
+    }
+    for (const Occupancy& o : group.occupancies()) {
+      out << owner << '\t' << o.name << '\t' << o.unit << " (occupancy)\t" << o.description << '\n';
+    }
   });
   return kExitPassed;
 }
