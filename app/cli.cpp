@@ -13,6 +13,7 @@
 #include "app/results.h"
 #include "app/runner.h"
 #include "app/scenario.h"
+#include "app/stats_table.h"
 #include "app/text.h"
 #include "app/trace_writer.h"
 #include "model/platform/system.h"
@@ -37,7 +38,7 @@ const char* const kUsage =
 
 const char* const kRunUsage =
     "usage: rnicsim run FILE.json [--out results.json] [--trace trace.json] [--vcd waves.vcd]\n"
-    "                             [--set key=value ...] [--seed N] [--quiet]\n"
+    "                             [--set key=value ...] [--seed N] [--quiet] [--no-summary]\n"
     "                             [--trace-limit N] [--vcd-period NS]\n"
     "\n"
     "  --out FILE     write the results JSON (config, per-step results, statistics)\n"
@@ -48,7 +49,9 @@ const char* const kRunUsage =
     "  --vcd-period NS  sampling period of the waveforms (default 100 ns)\n"
     "  --set K=V      override a config key (see `rnicsim params`); repeatable\n"
     "  --seed N       seed for every random choice (default: the file's, else 1)\n"
-    "  --quiet        no summary on stdout\n";
+    "  --quiet        no summary on stdout\n"
+    "  --no-summary   the summary line and workload lines only, without the unit statistics\n"
+    "                 table (per node counters, latency percentiles in ns, occupancies)\n";
 
 const char* const kValidateUsage =
     "usage: rnicsim validate FILE.json [--set key=value ...] [--quiet]\n"
@@ -85,7 +88,8 @@ bool allowed(const std::string& command, const std::string& o) {
   if (o == "--help" || o == "-h") return true;
   if (command == "run")
     return o == "--out" || o == "--trace" || o == "--vcd" || o == "--set" || o == "--seed" ||
-           o == "--quiet" || o == "-q" || o == "--trace-limit" || o == "--vcd-period";
+           o == "--quiet" || o == "-q" || o == "--trace-limit" || o == "--vcd-period" ||
+           o == "--no-summary";
   if (command == "validate") return o == "--set" || o == "--quiet" || o == "-q";
   if (command == "params") return o == "--preset";
   return false;
@@ -231,7 +235,10 @@ int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
       if (status == kExitPassed) status = kExitInvalid;
     }
   }
-  if (!o.quiet) out << summary_line(scenario, run) << '\n' << workload_table(run);
+  if (!o.quiet) {
+    out << summary_line(scenario, run) << '\n' << workload_table(run);
+    if (!o.no_summary) out << stats_table(scenario.nodes, run);
+  }
   return status;
 }
 
@@ -278,6 +285,10 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
       }
       if (arg == "--quiet" || arg == "-q") {
         o->quiet = true;
+        continue;
+      }
+      if (arg == "--no-summary") {
+        o->no_summary = true;
         continue;
       }
       if (takes_value(arg) && !has_value) {
