@@ -52,9 +52,16 @@ std::string percent(uint64_t busy_ps, uint64_t sim_ns) {
 
 std::string format_bytes(uint64_t bytes) {
   if (bytes < 1000) return format("%llu B", static_cast<unsigned long long>(bytes));
-  if (bytes < 1000000) return format("%.1f kB", double(bytes) / 1e3);
-  if (bytes < 1000000000) return format("%.2f MB", double(bytes) / 1e6);
-  return format("%.2f GB", double(bytes) / 1e9);
+  // Three significant digits: at most 7 characters ("999 kB", "1.23 MB").
+  static const char* const kUnits[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
+  double value = double(bytes) / 1e3;
+  size_t unit = 0;
+  while (value >= 999.5 && unit + 1 < sizeof kUnits / sizeof kUnits[0]) {
+    value /= 1e3;
+    ++unit;
+  }
+  const char* fmt = value < 9.995 ? "%.2f %s" : value < 99.95 ? "%.1f %s" : "%.0f %s";
+  return format(fmt, value, kUnits[unit]);
 }
 
 std::string stats_table(const std::vector<std::string>& nodes, const RunResult& run) {

@@ -15,7 +15,7 @@ namespace rnic::app {
 // "" when the run collected no statistics (it stopped before simulating).
 std::string stats_table(const std::vector<std::string>& nodes, const RunResult& run);
 
-// 1234567 -> "1.23 MB" (decimal units; "0 B" for zero).
+// 1234567 -> "1.23 MB": decimal units, three significant digits, at most 7 characters.
 std::string format_bytes(uint64_t bytes);
 
 }  // namespace rnic::app

@@ -189,12 +189,17 @@ TEST_CASE("the statistics table: a row per node, then latencies and occupancies"
   CHECK(stats_table({"A"}, RunResult{}).empty());
 }
 
-TEST_CASE("bytes read as B, kB, MB, GB", "[app][stats]") {
+TEST_CASE("bytes read as B, kB, MB, GB with three significant digits", "[app][stats]") {
   CHECK(format_bytes(0) == "0 B");
   CHECK(format_bytes(999) == "999 B");
-  CHECK(format_bytes(1500) == "1.5 kB");
+  CHECK(format_bytes(1500) == "1.50 kB");
+  CHECK(format_bytes(143300) == "143 kB");
+  CHECK(format_bytes(999499) == "999 kB");
+  CHECK(format_bytes(999500) == "1.00 MB");
   CHECK(format_bytes(2690000) == "2.69 MB");
-  CHECK(format_bytes(12000000000ull) == "12.00 GB");
+  CHECK(format_bytes(12000000000ull) == "12.0 GB");
+  CHECK(format_bytes(UINT64_MAX) == "18.4 EB");
+  for (uint64_t b = 1; b < UINT64_MAX / 3; b = b * 3 + 1) CHECK(format_bytes(b).size() <= 7);
 }
 
 TEST_CASE("the option --no-summary parses for run only", "[app][stats]") {
