@@ -16,6 +16,7 @@
 #include "app/results.h"
 #include "app/runner.h"
 #include "app/scenario.h"
+#include "app/stats_table.h"
 #include "app/text.h"
 #include "app/trace_writer.h"
 #include "model/platform/system.h"
@@ -43,7 +44,7 @@ const char* const kUsage =
 
 const char* const kRunUsage =
     "usage: rnicsim run FILE.json [--out results.json] [--trace trace.json] [--vcd waves.vcd]\n"
-    "                             [--set key=value ...] [--seed N] [--quiet]\n"
+    "                             [--set key=value ...] [--seed N] [--quiet] [--no-summary]\n"
     "                             [--trace-limit N] [--vcd-period NS]\n"
     "\n"
     "  --out FILE     write the results JSON (config, per-step results, statistics)\n"
@@ -55,7 +56,9 @@ const char* const kRunUsage =
     "  --vcd-period NS  sampling period of the waveforms (default 100 ns)\n"
     "  --set K=V      override a config key (see `rnicsim params`); repeatable\n"
     "  --seed N       seed for every random choice (default: the file's, else 1)\n"
-    "  --quiet        no summary on stdout\n";
+    "  --quiet        no summary on stdout\n"
+    "  --no-summary   the summary line and workload lines only, without the unit statistics\n"
+    "                 table (per node counters, latency percentiles in ns, occupancies)\n";
 
 const char* const kValidateUsage =
     "usage: rnicsim validate FILE.json [--set key=value ...] [--quiet]\n"
@@ -94,8 +97,10 @@ const char* const kParamsUsage =
 const char* const kStatsUsage =
     "usage: rnicsim stats\n"
     "\n"
-    "Lists every counter a run writes to the results JSON under \"stats\": owner (NODE stands\n"
-    "for each node's name), name, unit and meaning, one per line, columns separated by tabs.\n";
+    "Lists every statistic a run writes to the results JSON under \"stats\": owner (NODE\n"
+    "stands for each node's name), name, unit and meaning, one per line, columns separated\n"
+    "by tabs. Histograms (unit \"ns (histogram)\") and occupancies (\"UNIT (occupancy)\") are\n"
+    "objects in the JSON; docs/stats.md describes them.\n";
 
 const char* const kPresetsUsage =
     "usage: rnicsim presets\n"
@@ -112,7 +117,8 @@ bool allowed(const std::string& command, const std::string& o) {
   if (o == "--help" || o == "-h") return true;
   if (command == "run")
     return o == "--out" || o == "--trace" || o == "--vcd" || o == "--set" || o == "--seed" ||
-           o == "--quiet" || o == "-q" || o == "--trace-limit" || o == "--vcd-period";
+           o == "--quiet" || o == "-q" || o == "--trace-limit" || o == "--vcd-period" ||
+           o == "--no-summary";
   if (command == "validate") return o == "--set" || o == "--quiet" || o == "-q";
   if (command == "params") return o == "--preset";
   if (command == "gen") return o == "--seed" || o == "--steps" || o == "--out";
@@ -174,14 +180,22 @@ int cmd_presets(std::ostream& out) {
   return kExitPassed;
 }
 
-// Elaborates a one-node system named NODE (monitor included) and walks its counters: the
+// Elaborates a one-node system named NODE (monitor included) and walks its statistics: the
 // same walk that fills "stats" after a run, so the list cannot drift from the code.
 int cmd_stats(std::ostream& out) {
   SystemConfig config;
   config.protection_monitor = true;
   System system(config, {"NODE"});
-  system.visit_stats([&](const std::string& owner, const Counter& c) {
-    out << owner << '\t' << c.name << '\t' << c.unit << '\t' << c.description << '\n';
+  system.visit_groups([&](const StatGroup& group) {
+    const std::string& owner = group.owner();
+    for (const Counter& c : group.counters())
+      out << owner << '\t' << c.name << '\t' << c.unit << '\t' << c.description << '\n';
+    for (const Histogram& h : group.histograms()) {
+      out << owner << '\t' << h.name << '\t' << h.unit << " (histogram)\t" << h.description << '\n';
+    }
+    for (const Occupancy& o : group.occupancies()) {
+      out << owner << '\t' << o.name << '\t' << o.unit << " (occupancy)\t" << o.description << '\n';
+    }
   });
   return kExitPassed;
 }
@@ -328,7 +342,10 @@ int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
       if (status == kExitPassed) status = kExitInvalid;
     }
   }
-  if (!o.quiet) out << summary_line(scenario, run) << '\n' << workload_table(run);
+  if (!o.quiet) {
+    out << summary_line(scenario, run) << '\n' << workload_table(run);
+    if (!o.no_summary) out << stats_table(scenario.nodes, run);
+  }
   return status;
 }
 
@@ -379,6 +396,10 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
       }
       if (arg == "--strict") {
         o->strict = true;
+        continue;
+      }
+      if (arg == "--no-summary") {
+        o->no_summary = true;
         continue;
       }
       if (takes_value(arg) && !has_value) {

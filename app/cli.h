@@ -29,7 +29,8 @@ struct CliOptions {
   uint64_t vcd_period_ns = 100;   // --vcd-period: sampling period of the waveforms
   std::string preset;             // params --preset
   bool quiet = false;
-  bool help = false;  // COMMAND --help
+  bool no_summary = false;  // run --no-summary: no unit statistics table
+  bool help = false;        // COMMAND --help
 };
 
 // Parses argv[1..]; false with `error` set for a bad command line.

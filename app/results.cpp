@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/results.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -32,6 +33,11 @@ const char* outcome_name(RunOutcome outcome) {
       return "internal_error";
   }
   return "unknown";
+}
+
+// Short, stable numbers in the JSON: `scale` 1e3 keeps three decimals.
+double rounded(double value, double scale) {
+  return std::round(value * scale) / scale;
 }
 
 json completion_json(const ndk::NDK_RESULT_EX& r) {
@@ -77,9 +83,17 @@ json results_json(const Scenario& scenario, const RunResult& run, uint64_t seed)
   }
   json steps = json::array();
   for (const StepResult& s : run.steps) steps.push_back(step_json(s));
-  // Counters grouped by their unit's hierarchical name: {"A.rnic.mtt": {"hits": 12}}.
+  // Counters grouped by their unit's hierarchical name: {"A.rnic.mtt": {"hits": 12}};
+  // histograms and occupancies as objects of their summary figures.
   json stats = json::object();
   for (const StatEntry& e : run.stats) stats[e.owner][e.name] = e.value;
+  for (const HistogramEntry& h : run.histograms) {
+    stats[h.owner][h.name] = json{{"count", h.count}, {"mean", rounded(h.mean, 1e3)},
+                                  {"p50", h.p50},     {"p90", h.p90},
+                                  {"p99", h.p99},     {"max", h.max}};
+  }
+  for (const OccupancyEntry& o : run.occupancies)
+    stats[o.owner][o.name] = json{{"mean", rounded(o.mean, 1e4)}, {"max", o.max}};
 
   json out{{"scenario", scenario.name},
            {"passed", run.outcome == RunOutcome::Passed},

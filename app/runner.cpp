@@ -119,6 +119,23 @@ void simulate(const Driver& driver, const RunResult& result, size_t steps, bool 
   }
 }
 
+// Every unit's statistics at the end of the run; occupancy means are over the whole run.
+void collect_stats(const System& system, RunResult& result) {
+  const uint64_t end_ps = sc_core::sc_time_stamp().value();
+  system.visit_groups([&](const StatGroup& group) {
+    const std::string& owner = group.owner();
+    for (const Counter& c : group.counters())
+      result.stats.push_back(StatEntry{owner, c.name, c.unit, c.value});
+    for (const Histogram& h : group.histograms()) {
+      result.histograms.push_back(HistogramEntry{owner, h.name, h.count(), h.mean_ns(),
+                                                 h.percentile_ns(0.50), h.percentile_ns(0.90),
+                                                 h.percentile_ns(0.99), h.max_ns()});
+    }
+    for (const Occupancy& o : group.occupancies())
+      result.occupancies.push_back(OccupancyEntry{owner, o.name, o.unit, o.mean(end_ps), o.max()});
+  });
+}
+
 }  // namespace
 
 RunContext::RunContext(const Scenario& scenario_, System& system_, uint64_t seed)
@@ -319,9 +336,7 @@ RunResult run_scenario(const Scenario& scenario, uint64_t seed, RunOptions& opti
                        std::to_string(system.protection_violations()) +
                        " DMA(s) outside every range the device was given";
     }
-    system.visit_stats([&](const std::string& owner, const Counter& c) {
-      result.stats.push_back(StatEntry{owner, c.name, c.unit, c.value});
-    });
+    collect_stats(system, result);
   } catch (const std::exception& e) {
     result.outcome = RunOutcome::Internal;
     result.message = std::string("simulator error: ") + e.what();

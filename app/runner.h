@@ -35,6 +35,24 @@ struct StatEntry {
   uint64_t value = 0;
 };
 
+// A latency histogram at the end of the run, in ns.
+struct HistogramEntry {
+  std::string owner;
+  std::string name;
+  uint64_t count = 0;
+  double mean = 0;
+  uint64_t p50 = 0, p90 = 0, p99 = 0, max = 0;
+};
+
+// An occupancy at the end of the run: time-weighted mean over the run, and maximum.
+struct OccupancyEntry {
+  std::string owner;
+  std::string name;
+  std::string unit;
+  double mean = 0;
+  uint64_t max = 0;
+};
+
 enum class RunOutcome {
   Passed,    // exit 0
   Failed,    // exit 1: an expectation did not hold
@@ -49,6 +67,8 @@ struct RunResult {
   uint64_t sim_ns = 0;
   double wall_s = 0;
   std::vector<StatEntry> stats;
+  std::vector<HistogramEntry> histograms;
+  std::vector<OccupancyEntry> occupancies;
 };
 
 // Why `step` cannot run in this version ("op "write" is not supported by this version"), or

@@ -40,6 +40,16 @@ VcdProbe::VcdProbe(sc_core::sc_module_name name, System& system, const std::stri
     const Requester* requester = &rnic.requester;
     add(n + "sq_wqes_in_flight", [requester] { return requester->wqes_in_flight(); });
     add(n + "reads_outstanding", [requester] { return requester->reads_outstanding(); });
+    // Occupancies (read tags, IRD slots, CQ queue, reads in flight), as the model booked them.
+    rnic.visit_groups([&](const StatGroup& group) {
+      const std::string& owner = group.owner();
+      const std::string unit = owner.substr(owner.rfind('.') + 1);
+      for (const Occupancy& o : group.occupancies()) {
+        const Occupancy* occupancy = &o;
+        add(n + unit + "_" + o.name,
+            [occupancy] { return occupancy->level_at(sc_core::sc_time_stamp().value()); });
+      }
+    });
     // Counters (cumulative; a waveform viewer's analog view shows the rate as the slope).
     const std::pair<const StatGroup*, const char*> counters[] = {
         {&rnic.dma_read.stats, "bytes"},      {&rnic.dma_write.stats, "bytes"},

@@ -15,11 +15,11 @@ class LatencyHistogram {
     ++buckets_[index(value)];
     ++count_;
     max_ = std::max(max_, value);
-    min_ = count_ == 1 ? value : std::min(min_, value);
+    min_ = std::min(min_, value);
   }
   uint64_t count() const { return count_; }
   uint64_t max() const { return max_; }
-  uint64_t min() const { return min_; }
+  uint64_t min() const { return count_ ? min_ : 0; }
   // The value at quantile q (0..1): the upper edge of the bucket holding it, capped at max.
   uint64_t percentile(double q) const {
     if (count_ == 0) return 0;
@@ -50,7 +50,7 @@ class LatencyHistogram {
   std::array<uint64_t, 64 * kSub> buckets_{};
   uint64_t count_ = 0;
   uint64_t max_ = 0;
-  uint64_t min_ = 0;
+  uint64_t min_ = UINT64_MAX;  // no sample yet
 };
 
 }  // namespace rnic

@@ -71,12 +71,16 @@ class BandwidthPipe {
   // booked before: with temporal decoupling bookings arrive out of time order, and a FIFO
   // would queue an early transfer behind one booked microseconds ahead, compounding per op.
   void set_contention(bool on) { contention_ = on; }
+  // Adds every booking's duration (ps) to `*busy_ps`, a declared counter's value: busy time
+  // over simulated time is the resource's utilisation.
+  void count_busy(uint64_t* busy_ps) { busy_ps_ = busy_ps; }
 
   sc_core::sc_time duration(uint64_t bytes) const { return ps(uint64_t(bytes * ps_per_byte_ + 0.5)); }
   sc_core::sc_time reserve(const sc_core::sc_time& earliest, uint64_t bytes) {
     if (!contention_) {
       const sc_core::sc_time d = duration(bytes);
       busy_time_ += d;
+      if (busy_ps_) *busy_ps_ += d.value();
       if (earliest + d > busy_until_) busy_until_ = earliest + d;
       return earliest + d;
     }
@@ -84,6 +88,7 @@ class BandwidthPipe {
     sc_core::sc_time d = duration(bytes);
     busy_until_ = start + d;
     busy_time_ += d;
+    if (busy_ps_) *busy_ps_ += d.value();
     return busy_until_;
   }
   const sc_core::sc_time& busy_until() const { return busy_until_; }
@@ -94,6 +99,7 @@ class BandwidthPipe {
   bool contention_ = true;
   sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time busy_time_ = sc_core::SC_ZERO_TIME;
+  uint64_t* busy_ps_ = nullptr;
 };
 
 // A finite pool of identical slots (PCIe read tags, IRD entries): a request takes the slot

@@ -54,6 +54,10 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
   const double rate = pcie_bytes_per_ns(config.gen, config.lanes);
   upstream_.set_rate(rate);
   downstream_.set_rate(rate);
+  upstream_.count_busy(
+      &stats.add("upstream_busy_ps", "ps", "time device->host carried TLPs").value);
+  downstream_.count_busy(
+      &stats.add("downstream_busy_ps", "ps", "time host->device carried TLPs").value);
   const sc_core::sc_time minimal = upstream_.duration(config.tlp_overhead_bytes) +
                                    downstream_.duration(64 + config.tlp_overhead_bytes);
   const sc_core::sc_time round_trip(double(config.read_latency_ns), sc_core::SC_NS);

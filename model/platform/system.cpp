@@ -40,17 +40,20 @@ System::System(const SystemConfig& config, const std::vector<std::string>& node_
   }
 }
 
-void System::visit_stats(const StatVisitor& visit) const {
+void System::visit_groups(const StatGroupVisitor& visit) const {
   for (const auto& node : nodes_) {
-    for (const StatGroup* group : {&node->memory.stats, &node->pcie.stats}) {
-      for (const Counter& c : group->counters()) visit(group->owner(), c);
-    }
-    node->rnic.visit_stats(visit);
-    if (node->monitor) {
-      for (const Counter& c : node->monitor->stats.counters()) visit(node->monitor->stats.owner(), c);
-    }
+    visit(node->memory.stats);
+    visit(node->pcie.stats);
+    node->rnic.visit_groups(visit);
+    if (node->monitor) visit(node->monitor->stats);
   }
-  for (const Counter& c : switch_->stats.counters()) visit(switch_->stats.owner(), c);
+  visit(switch_->stats);
+}
+
+void System::visit_stats(const StatVisitor& visit) const {
+  visit_groups([&](const StatGroup& group) {
+    for (const Counter& c : group.counters()) visit(group.owner(), c);
+  });
 }
 
 void System::attach_trace(TraceSink* sink) {

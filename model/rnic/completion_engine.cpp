@@ -17,7 +17,11 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfi
       completions_(stats.add("completions", "entries", "completion entries written")),
       errors_(stats.add("error_completions", "entries", "entries with a non-success status")),
       overflows_(stats.add("overflows", "entries", "entries lost to a full CQ (flagged)")),
-      bad_cq_(stats.add("bad_cq", "entries", "entries for a CQ that does not exist")) {
+      bad_cq_(stats.add("bad_cq", "entries", "entries for a CQ that does not exist")),
+      queue_delay_(stats.add_histogram(
+          "queue_delay_ns", "completion: hand-over to the start of its CQE write (build + FIFO)")),
+      queue_depth_(stats.add_occupancy("queue_depth", "entries",
+                                       "completions handed over, their CQE write not started")) {
   build_stage_.set_contention(!config.sim.fast);
   cqe_tsock.register_b_transport(this, &CompletionEngine::cqe_b_transport);
   doorbell_tsock.register_b_transport(this, &CompletionEngine::doorbell_b_transport);
@@ -34,11 +38,14 @@ void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp,
     return;
   }
   // FIFO order is posting order; a later entry never overtakes an earlier one.
-  const sc_core::sc_time handed = sc_core::sc_time_stamp() + delay;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time handed = now + delay;
   sc_core::sc_time at = build_stage_.pass(handed);
   if (!queue_.empty() && queue_.back().at > at) at = queue_.back().at;
+  queue_delay_.add_ps((at - handed).value());
+  queue_depth_.hold(now.value(), handed.value(), at.value());
   queue_.push_back({handed, at, *record});
-  queued_event_.notify(at - sc_core::sc_time_stamp());
+  queued_event_.notify(at - now);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -64,6 +64,8 @@ class CompletionEngine : public sc_core::sc_module {
   Counter& errors_;
   Counter& overflows_;
   Counter& bad_cq_;
+  Histogram& queue_delay_;
+  Occupancy& queue_depth_;
 };
 
 }  // namespace rnic

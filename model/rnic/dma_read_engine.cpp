@@ -23,7 +23,11 @@ DmaReadEngine::DmaReadEngine(sc_core::sc_module_name name, const PcieConfig& con
       tag_stall_ps_(stats.add("tag_stall_ps", "ps", "time requests waited for a free read tag")),
       lines_(stats.add("lines", "lines", "64 B lines moved through the read channels")),
       channel_stall_ps_(stats.add("channel_stall_ps", "ps",
-                                  "time arrived data waited for its channel")) {
+                                  "time arrived data waited for its channel")),
+      latency_(stats.add_histogram("request_latency_ns",
+                                   "read request: issue to its last byte moved into the device")),
+      tags_in_use_(stats.add_occupancy("tags_in_use", "tags",
+                                       "PCIe read tags held (at most pcie.max_read_tags)")) {
   read_tsock.register_b_transport(this, &DmaReadEngine::b_transport);
 }
 
@@ -56,6 +60,7 @@ void DmaReadEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_t
         req->ok = false;
       const sc_core::sc_time done = now + d;
       tags_.release(done);
+      tags_in_use_.hold(now.value(), start.value(), done.value());
       // Data moves once the request's last completion is in and the channel is free.
       if (moved > done) channel_stall_ps_ += (moved - done).value();
       const uint64_t lines = (addr + n - 1) / 64 - addr / 64 + 1;
@@ -70,6 +75,7 @@ void DmaReadEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_t
     }
   }
   channels_.release(moved);
+  latency_.add_ps((last_done - issue).value());
   delay = last_done - now;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

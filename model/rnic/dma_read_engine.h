@@ -44,6 +44,8 @@ class DmaReadEngine : public sc_core::sc_module {
   Counter& tag_stall_ps_;
   Counter& lines_;
   Counter& channel_stall_ps_;
+  Histogram& latency_;
+  Occupancy& tags_in_use_;
 };
 
 }  // namespace rnic

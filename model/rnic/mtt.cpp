@@ -22,7 +22,9 @@ Mtt::Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout
       pages_(stats.add("pages", "pages", "pages translated")),
       hits_(stats.add("mtt_hits", "lookups", "translation cache hits")),
       misses_(stats.add("mtt_misses", "lookups", "translation cache misses (a DMA read each)")),
-      faults_(stats.add("faults", "requests", "translations outside the table or unreadable")) {
+      faults_(stats.add("faults", "requests", "translations outside the table or unreadable")),
+      miss_fill_(stats.add_histogram("miss_fill_ns",
+                                     "translation cache miss: the DMA read of its entry line")) {
   if (config_.entries_per_fetch == 0) config_.entries_per_fetch = 1;
   line_.resize(size_t(config_.entries_per_fetch) * kMttEntryBytes);
   lookup_stage_.set_contention(!config.sim.fast);
@@ -42,9 +44,11 @@ bool Mtt::entry(uint32_t index, uint64_t* phys, sc_core::sc_time& delay) {
   const uint32_t per_line = config_.entries_per_fetch;
   const uint32_t first = index / per_line * per_line;
   const uint32_t count = std::min(per_line, icm_.mtt_entries - first);
+  const sc_core::sc_time asked = sc_core::sc_time_stamp() + delay;
   if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mtt_addr(first), line_.data(),
                     count * kMttEntryBytes, DmaSource::MttTable, delay))
     return false;
+  miss_fill_.add_ps((sc_core::sc_time_stamp() + delay - asked).value());
   for (uint32_t i = 0; i < count; ++i) {
     const uint64_t value = get_le<uint64_t>(line_.data() + size_t(i) * kMttEntryBytes);
     if (first + i == index || !cache_.lookup(first + i)) cache_.insert(first + i, value);

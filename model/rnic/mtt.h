@@ -50,6 +50,7 @@ class Mtt : public sc_core::sc_module {
   Counter& hits_;
   Counter& misses_;
   Counter& faults_;
+  Histogram& miss_fill_;
 };
 
 }  // namespace rnic

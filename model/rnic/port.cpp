@@ -21,6 +21,7 @@ Port::Port(sc_core::sc_module_name name, const RnicConfig& config)
       rx_packets_(stats.add("rx_packets", "messages", "messages received")),
       rx_bytes_(stats.add("rx_bytes", "bytes", "bytes received, headers included")) {
   wire_.set_contention(!config.sim.fast);
+  wire_.count_busy(&stats.add("tx_busy_ps", "ps", "time the port was sending").value);
   tx_tsock.register_b_transport(this, &Port::tx_b_transport);
   wire_tsock.register_b_transport(this, &Port::rx_b_transport);
 }

@@ -21,7 +21,8 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const RnicCon
       binds_(stats.add("binds", "requests", "successful window binds")),
       invalidates_(stats.add("invalidates", "requests", "successful invalidations")),
       hits_(stats.add("mpt_hits", "lookups", "MPT cache hits")),
-      misses_(stats.add("mpt_misses", "lookups", "MPT cache misses (a DMA read each)")) {
+      misses_(stats.add("mpt_misses", "lookups", "MPT cache misses (a DMA read each)")),
+      miss_fill_(stats.add_histogram("miss_fill_ns", "MPT cache miss: the DMA read of its entry")) {
   check_stage_.set_contention(!config.sim.fast);
   check_tsock.register_b_transport(this, &ProtectionChecker::check_b_transport);
   ctrl_tsock.register_b_transport(this, &ProtectionChecker::ctrl_b_transport);
@@ -35,9 +36,11 @@ MptEntry* ProtectionChecker::fetch(uint32_t index, sc_core::sc_time& delay) {
   }
   ++misses_;
   uint8_t raw[kMptEntryBytes];
+  const sc_core::sc_time asked = sc_core::sc_time_stamp() + delay;
   if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mpt_addr(index), raw,
                     kMptEntryBytes, DmaSource::MptTable, delay))
     return nullptr;
+  miss_fill_.add_ps((sc_core::sc_time_stamp() + delay - asked).value());
   return &cache_.insert(index, MptEntry::decode(raw));
 }
 

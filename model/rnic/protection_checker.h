@@ -50,6 +50,7 @@ class ProtectionChecker : public sc_core::sc_module {
   Counter& invalidates_;
   Counter& hits_;
   Counter& misses_;
+  Histogram& miss_fill_;
 };
 
 }  // namespace rnic

@@ -47,7 +47,17 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
       errors_(stats.add("errors", "requests", "requests that ended with an error status")),
       flushed_(stats.add("flushed", "requests", "requests flushed by the QP error state")),
       ord_stalls_(stats.add("ord_stalls", "requests", "reads that waited for an ORD slot or fence")),
-      stray_responses_(stats.add("stray_responses", "packets", "responses matching no read")) {
+      stray_responses_(stats.add("stray_responses", "packets", "responses matching no read")),
+      read_latency_(stats.add_histogram(
+          "read_latency_ns",
+          "RDMA read sent: execution start to retirement (completion hand-off)")),
+      write_latency_(stats.add_histogram(
+          "write_latency_ns", "RDMA write sent: execution start to retirement after its ACK")),
+      send_latency_(stats.add_histogram("send_latency_ns",
+                                        "send sent: execution start to retirement after its ACK")),
+      reads_in_flight_(stats.add_occupancy(
+          "reads_outstanding", "reads",
+          "reads sent and awaiting their response, all QPs (per QP at most its ORD)")) {
   work_tsock.register_b_transport(this, &Requester::work_b_transport);
   response_tsock.register_b_transport(this, &Requester::response_b_transport);
   qp_event_tsock.register_b_transport(this, &Requester::qp_event_b_transport);
@@ -132,6 +142,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   entry.trace_id = trace_id;
   entry.opcode = wqe.opcode;
   entry.flags = wqe.flags;
+  entry.started_ps = (sc_core::sc_time_stamp() + delay).value();
   qp.pending.push_back(entry);
 
   // READ_FENCE: no request starts before every earlier read of the QP has completed.
@@ -256,8 +267,14 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
     return;
   }
   p->awaiting_response = false;
-  if (p->opcode == WqeOpcode::Read) --qp.reads_outstanding;
-  release_ord_slot(qp, *p, sc_core::sc_time_stamp() + delay);
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (p->opcode == WqeOpcode::Read) {
+    --qp.reads_outstanding;
+    // The slot frees where the mode frees it: at this call (cycle mode: the count above), or
+    // at the response's annotated time (fast mode: the ORD slot pool).
+    read_ended(*p, now.value(), (config_.sim.fast ? now + delay : now).value());
+  }
+  release_ord_slot(qp, *p, now + delay);
   CqeStatus status = land_response(packet->dst_qpn, *p, *packet, delay);
   if (status == CqeStatus::Success && p->opcode == WqeOpcode::Read &&
       (p->flags & kReadLocalInvalidate) && (config_.adapter_flags & kLocalInvalidateSupported) &&
@@ -293,7 +310,11 @@ void Requester::flush_all(QpState& qp) {
   for (Pending& p : qp.pending) {
     if (p.done) continue;
     ++flushed_;
-    if (p.awaiting_response && p.opcode == WqeOpcode::Read) --qp.reads_outstanding;
+    if (p.awaiting_response && p.opcode == WqeOpcode::Read) {
+      --qp.reads_outstanding;
+      const uint64_t now_ps = sc_core::sc_time_stamp().value();
+      read_ended(p, now_ps, now_ps);
+    }
     release_ord_slot(qp, p, sc_core::sc_time_stamp());
     p.awaiting_response = false;
     p.done = true;
@@ -358,7 +379,11 @@ void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
 void Requester::flush_after(QpState& qp, uint64_t sequence) {
   for (Pending& later : qp.pending) {
     if (later.sequence <= sequence) continue;
-    if (later.awaiting_response && later.opcode == WqeOpcode::Read) --qp.reads_outstanding;
+    if (later.awaiting_response && later.opcode == WqeOpcode::Read) {
+      --qp.reads_outstanding;
+      const uint64_t now_ps = sc_core::sc_time_stamp().value();
+      read_ended(later, now_ps, now_ps);
+    }
     release_ord_slot(qp, later, sc_core::sc_time_stamp());
     later.awaiting_response = false;
     if (!later.done || later.status != CqeStatus::Flush) ++flushed_;
@@ -375,6 +400,7 @@ void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
   while (!qp.pending.empty() && qp.pending.front().done) {
     const Pending p = std::move(qp.pending.front());
     qp.pending.pop_front();
+    if (p.sent) record_latency(p, (sc_core::sc_time_stamp() + delay).value());
     if (p.status == CqeStatus::Success && (p.flags & kSilentSuccess)) continue;
     if (!context) continue;  // no QP context: nowhere to complete (counted as an error)
     CompletionRecord record;
@@ -402,6 +428,21 @@ void Requester::release_ord_slot(QpState& qp, Pending& p, const sc_core::sc_time
   if (!p.holds_ord_slot) return;
   p.holds_ord_slot = false;
   qp.ord_slots.release(at);
+}
+
+void Requester::read_ended(const Pending& p, uint64_t now_ps, uint64_t at_ps) {
+  reads_in_flight_.down(now_ps, std::max(at_ps, p.sent_ps));
+}
+
+void Requester::record_latency(const Pending& p, uint64_t end_ps) {
+  const uint64_t ps = end_ps > p.started_ps ? end_ps - p.started_ps : 0;
+  if (p.opcode == WqeOpcode::Read) {
+    read_latency_.add_ps(ps);
+  } else if (p.opcode == WqeOpcode::Write) {
+    write_latency_.add_ps(ps);
+  } else {
+    send_latency_.add_ps(ps);  // Send, SendInvalidate: the only other kinds that go out
+  }
 }
 
 uint32_t Requester::wqes_in_flight() const {

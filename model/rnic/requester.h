@@ -73,6 +73,9 @@ class Requester : public sc_core::sc_module {
     bool done = false;
     bool awaiting_response = false;
     bool holds_ord_slot = false;  // fast mode: owns one of qp.ord_slots until it finishes
+    bool sent = false;            // its request went out (latency histograms)
+    uint64_t started_ps = 0;      // execution start (absolute)
+    uint64_t sent_ps = 0;         // request handed to the port (absolute)
     CqeStatus status = CqeStatus::Success;
     uint32_t bytes = 0;
     uint8_t sinks = 0;
@@ -145,6 +148,10 @@ class Requester : public sc_core::sc_module {
   void wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay);
   // Fast mode: frees p's ORD slot at `at` (absolute), if it holds one.
   static void release_ord_slot(QpState& qp, Pending& p, const sc_core::sc_time& at);
+  // A read stops being outstanding at `at_ps` (absolute; not before it was sent).
+  void read_ended(const Pending& p, uint64_t now_ps, uint64_t at_ps);
+  // Latency of a retired request, by kind, from execution start to `end_ps`.
+  void record_latency(const Pending& p, uint64_t end_ps);
   // Local-invalidate fence: waits until every earlier request of the QP has finished.
   void wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay);
 
@@ -175,6 +182,10 @@ class Requester : public sc_core::sc_module {
   Counter& flushed_;
   Counter& ord_stalls_;
   Counter& stray_responses_;
+  Histogram& read_latency_;
+  Histogram& write_latency_;
+  Histogram& send_latency_;
+  Occupancy& reads_in_flight_;
 };
 
 }  // namespace rnic

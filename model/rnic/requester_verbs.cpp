@@ -78,6 +78,10 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
   tx_packet_.payload.clear();
   p->awaiting_response = true;
   p->bytes = uint32_t(total);
+  p->sent = true;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  p->sent_ps = (now + delay).value();
+  reads_in_flight_.up(now.value(), p->sent_ps);
   ++qp.reads_outstanding;
   ++reads_;
   send_message(pool_, tx_isock, tx_packet_, delay);
@@ -165,6 +169,7 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
   p->awaiting_response = true;
   p->bytes = uint32_t(total);
   p->sinks = 0;  // nothing to land on the acknowledgement
+  p->sent = true;
   if (send) {
     p->retry = tx_packet_;  // kept for RNR retries
     ++sends_;

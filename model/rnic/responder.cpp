@@ -35,7 +35,11 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       bytes_(stats.add("read_bytes", "bytes", "bytes returned in read responses")),
       naks_(stats.add("naks", "packets", "requests answered with a NAK")),
       access_errors_(stats.add("access_errors", "requests", "remote token or range check failures")),
-      ird_stall_ps_(stats.add("ird_stall_ps", "ps", "time reads waited for an IRD slot")) {
+      ird_stall_ps_(stats.add("ird_stall_ps", "ps", "time reads waited for an IRD slot")),
+      read_service_(stats.add_histogram("read_service_ns",
+                                        "read request: arrival to the last response byte sent")),
+      ird_in_use_(stats.add_occupancy("ird_in_use", "slots",
+                                      "IRD slots held by reads in service, all QPs")) {
   parse_stage_.set_contention(!config.sim.fast);
   request_tsock.register_b_transport(this, &Responder::request_b_transport);
   ctrl_tsock.register_b_transport(this, &Responder::ctrl_b_transport);
@@ -126,6 +130,7 @@ CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSt
     send_message(pool_, read_isock, read, delay);
   }
   qp.in_service.release(now + delay);
+  ird_in_use_.hold(now.value(), start.value(), (now + delay).value());
   if (!read.ok) return CqeStatus::RemoteOperation;
   bytes_ += request.length;
   return CqeStatus::Success;
@@ -137,9 +142,10 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   if (!request || !is_request(request->kind)) return;
   const bool write = request->kind == PacketKind::WriteRequest;
   const bool send = request->kind == PacketKind::SendRequest;
-  sc_core::sc_time started;
-  if (trace_.on()) started = sc_core::sc_time_stamp() + delay;
-  delay = parse_stage_.pass(sc_core::sc_time_stamp() + delay) - sc_core::sc_time_stamp();
+  // The responder never waits: `now` holds for the whole request.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time started = now + delay;
+  delay = parse_stage_.pass(started) - now;
   const uint32_t qpn = request->dst_qpn;
   response_.kind = write || send ? PacketKind::Ack : PacketKind::ReadResponse;
   response_.src_node = node_id_;
@@ -156,6 +162,7 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   const QpcEntry* qpc = this->qpc(qpn, delay);
   CqeStatus status;
   bool rnr = false;
+  bool served = false;  // reached serve_*: counted in read_service_ns if a read
   if (!qpc || !qpc->valid || !qpc->connected || qpc->peer_node != request->src_node ||
       qpc->peer_qpn != request->src_qpn) {
     status = CqeStatus::RemoteInvalidRequest;  // not a connection of ours
@@ -172,6 +179,7 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
       status = CqeStatus::RetryExceeded;
     } else {
       const QpcEntry context = *qpc;
+      served = true;
       status = send    ? serve_send(*request, context, qp, &rnr, delay)
                : write ? serve_write(*request, context, delay)
                        : serve_read(*request, context, qp, delay);
@@ -192,9 +200,11 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   }
   if (trace_.on()) {
     trace_.slice(send ? "serve send" : write ? "serve write" : "serve read", started,
-                 sc_core::sc_time_stamp() + delay, request->trace_id);
+                 now + delay, request->trace_id);
   }
   send_message(pool_, tx_isock, response_, delay);
+  // `delay` now ends when the port has sent the response's last byte.
+  if (served && !write && !send) read_service_.add_ps((now + delay - started).value());
 }
 
 void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {

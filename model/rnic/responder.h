@@ -105,6 +105,8 @@ class Responder : public sc_core::sc_module {
   Counter& naks_;
   Counter& access_errors_;
   Counter& ird_stall_ps_;
+  Histogram& read_service_;
+  Occupancy& ird_in_use_;
 };
 
 }  // namespace rnic

@@ -88,13 +88,19 @@ void Rnic::attach_trace(TraceSink* sink) {
   completion.attach_trace(sink);
 }
 
-void Rnic::visit_stats(const StatVisitor& visit) const {
+void Rnic::visit_groups(const StatGroupVisitor& visit) const {
   for (const StatGroup* group :
        {&endpoint.stats, &doorbells.stats, &fetcher.stats, &protection.stats, &mtt.stats,
         &dma_read.stats, &dma_write.stats, &requester.stats, &responder.stats, &completion.stats,
         &port.stats, &bench.stats}) {
-    for (const Counter& c : group->counters()) visit(group->owner(), c);
+    visit(*group);
   }
+}
+
+void Rnic::visit_stats(const StatVisitor& visit) const {
+  visit_groups([&](const StatGroup& group) {
+    for (const Counter& c : group.counters()) visit(group.owner(), c);
+  });
 }
 
 }  // namespace rnic

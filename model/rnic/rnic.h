@@ -38,6 +38,8 @@ class Rnic : public sc_core::sc_module {
   const IcmLayout& icm() const { return icm_; }
   const RnicConfig& config() const { return config_; }
   void visit_stats(const StatVisitor& visit) const;
+  // Every unit's stat group (counters, histograms, occupancies), in pipeline order.
+  void visit_groups(const StatGroupVisitor& visit) const;
   // Timeline slices of every traced unit go to `sink` (null: off). Call before simulating.
   void attach_trace(TraceSink* sink);
 

@@ -19,7 +19,9 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config,
       decode_stage_(clock_, config.wqe.decode_cycles, config.wqe.decode_ii_cycles),
       wqes_fetched_(stats.add("wqes_fetched", "WQEs", "WQEs read from send queues")),
       fetch_reads_(stats.add("fetch_reads", "transactions", "DMA reads of WQE batches")),
-      bad_doorbells_(stats.add("bad_doorbells", "writes", "doorbells for unknown QPs or beyond the ring")) {
+      bad_doorbells_(stats.add("bad_doorbells", "writes", "doorbells for unknown QPs or beyond the ring")),
+      fetch_latency_(stats.add_histogram(
+          "fetch_latency_ns", "WQE batch: fetch start (QP context lookup) to the WQEs on chip")) {
   decode_stage_.set_contention(!config.sim.fast);
   doorbell_tsock.register_b_transport(this, &WqeFetcher::doorbell_b_transport);
   ctrl_tsock.register_b_transport(this, &WqeFetcher::ctrl_b_transport);
@@ -150,6 +152,7 @@ void WqeFetcher::fetch_from(uint32_t qpn, QueueState& q) {
   // its annotated delay (the requester synchronises once, at the same time as before), later
   // ones with the decode alone (the requester's synchronisation has consumed the read).
   const sc_core::sc_time ready = started + delay;
+  fetch_latency_.add_ps(delay.value());
   if (!ok) {
     wait(delay);
     ++bad_doorbells_;

@@ -75,6 +75,7 @@ class WqeFetcher : public sc_core::sc_module {
   Counter& wqes_fetched_;
   Counter& fetch_reads_;
   Counter& bad_doorbells_;
+  Histogram& fetch_latency_;
 };
 
 }  // namespace rnic

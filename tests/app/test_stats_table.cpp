@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+// Unit statistics of real runs (histogram counts match the counters, occupancies stay within
+// their limits, in both timing modes), the results JSON form, and the summary table's shape.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/cli.h"
+#include "app/results.h"
+#include "app/runner.h"
+#include "app/scenario.h"
+#include "app/stats_table.h"
+
+using namespace rnic::app;
+
+namespace {
+
+// 16 KiB reads (32 read requests of 512 B each on B's PCIe link), ORD 8, IRD 4, 8 read tags.
+std::string bulk_reads(const std::string& mode) {
+  return R"({"name": "bulk", "nodes": ["A", "B"],
+  "config": {"set": {"pcie.max_read_tags": 8, "sim.fast": )" +
+         mode + R"(}},
+  "steps": [
+    {"op": "alloc", "node": "A", "name": "sink", "size": 65536},
+    {"op": "alloc", "node": "B", "name": "src", "size": 262144, "fill": "incrementing"},
+    {"op": "create_pd", "node": "A", "name": "pdA"},
+    {"op": "create_pd", "node": "B", "name": "pdB"},
+    {"op": "create_cq", "node": "A", "name": "cqA", "depth": 256},
+    {"op": "create_cq", "node": "B", "name": "cqB", "depth": 256},
+    {"op": "create_qp", "name": "qpA", "pd": "pdA", "cq": "cqA", "send_depth": 64,
+     "recv_depth": 16, "ord": 8, "ird": 4},
+    {"op": "create_qp", "name": "qpB", "pd": "pdB", "cq": "cqB", "send_depth": 64,
+     "recv_depth": 16, "ord": 8, "ird": 4},
+    {"op": "connect", "qp": "qpA", "peer": "qpB"},
+    {"op": "create_mr", "name": "mrA", "pd": "pdA"},
+    {"op": "register_mr", "mr": "mrA", "buffer": "sink", "offset": 0, "length": 65536,
+     "flags": ["ALLOW_LOCAL_WRITE", "RDMA_READ_SINK"]},
+    {"op": "create_mr", "name": "mrB", "pd": "pdB"},
+    {"op": "register_mr", "mr": "mrB", "buffer": "src", "offset": 0, "length": 262144,
+     "flags": ["ALLOW_LOCAL_WRITE", "ALLOW_REMOTE_READ"]},
+    {"op": "read_stream", "qp": "qpA", "count": 120, "size": 16384, "outstanding": 8,
+     "sgl": {"mr": "mrA", "offset": 0},
+     "remote": {"target": "mrB", "offset": 0, "span": 262144, "pattern": "sequential"},
+     "signal_every": 1}
+  ]})";
+}
+
+uint64_t counter(const RunResult& run, const std::string& owner, const std::string& name) {
+  for (const StatEntry& e : run.stats) {
+    if (e.owner == owner && e.name == name) return e.value;
+  }
+  FAIL("no counter " << owner << " " << name);
+  return 0;
+}
+
+const HistogramEntry& histogram(const RunResult& run, const std::string& owner,
+                                const std::string& name) {
+  auto it =
+      std::find_if(run.histograms.begin(), run.histograms.end(),
+                   [&](const HistogramEntry& h) { return h.owner == owner && h.name == name; });
+  REQUIRE(it != run.histograms.end());
+  return *it;
+}
+
+const OccupancyEntry& occupancy(const RunResult& run, const std::string& owner,
+                                const std::string& name) {
+  auto it =
+      std::find_if(run.occupancies.begin(), run.occupancies.end(),
+                   [&](const OccupancyEntry& o) { return o.owner == owner && o.name == name; });
+  REQUIRE(it != run.occupancies.end());
+  return *it;
+}
+
+void check_bulk_reads(const std::string& mode) {
+  const Scenario scenario = load_scenario(bulk_reads(mode));
+  const RunResult run = run_scenario(scenario, 1);
+  REQUIRE(run.outcome == RunOutcome::Passed);
+  const uint64_t reads = counter(run, "A.rnic.requester", "reads");
+  CHECK(reads == 120);
+  // One latency sample per read on each side.
+  CHECK(histogram(run, "A.rnic.requester", "read_latency_ns").count == reads);
+  CHECK(histogram(run, "A.rnic.requester", "write_latency_ns").count == 0);
+  CHECK(histogram(run, "B.rnic.responder", "read_service_ns").count ==
+        counter(run, "B.rnic.responder", "read_requests"));
+  CHECK(histogram(run, "B.rnic.dma_read", "request_latency_ns").count ==
+        counter(run, "B.rnic.dma_read", "requests"));
+  CHECK(histogram(run, "A.rnic.completion", "queue_delay_ns").count ==
+        counter(run, "A.rnic.completion", "completions"));
+  const HistogramEntry& latency = histogram(run, "A.rnic.requester", "read_latency_ns");
+  CHECK(latency.p50 > 0);
+  CHECK(latency.p50 <= latency.p90);
+  CHECK(latency.p90 <= latency.p99);
+  CHECK(latency.p99 <= latency.max);
+  CHECK(latency.mean <= double(latency.max));
+  // A 16 KiB read is 32 read requests: the tags fill up, and never beyond the limit.
+  const OccupancyEntry& tags = occupancy(run, "B.rnic.dma_read", "tags_in_use");
+  CHECK(tags.max > 1);
+  CHECK(tags.max <= 8);
+  CHECK(tags.mean > 0);
+  CHECK(tags.mean <= double(tags.max));
+  const OccupancyEntry& ird = occupancy(run, "B.rnic.responder", "ird_in_use");
+  CHECK(ird.max > 0);
+  CHECK(ird.max <= 4);
+  const OccupancyEntry& ord = occupancy(run, "A.rnic.requester", "reads_outstanding");
+  CHECK(ord.max > 0);
+  CHECK(ord.max <= 8);
+  CHECK(occupancy(run, "A.rnic.dma_read", "tags_in_use").max == 0);  // A reads no data
+  // The link was busy, but not more than the whole time.
+  const uint64_t busy = counter(run, "B.pcie", "downstream_busy_ps");
+  CHECK(busy > 0);
+  CHECK(busy <= run.sim_ns * 1000);
+
+  // The results JSON: histograms and occupancies are objects under their unit's owner.
+  const nlohmann::json stats = results_json(scenario, run, 1)["stats"];
+  const nlohmann::json& h = stats["A.rnic.requester"]["read_latency_ns"];
+  for (const char* key : {"count", "mean", "p50", "p90", "p99", "max"}) CHECK(h.contains(key));
+  CHECK(h["count"] == reads);
+  CHECK(stats["B.rnic.dma_read"]["tags_in_use"]["max"] == tags.max);
+  CHECK(stats["B.rnic.dma_read"]["tags_in_use"].contains("mean"));
+  CHECK(stats["A.rnic.requester"]["reads"] == reads);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("bulk reads: latency samples match the counters, occupancies their limits",
+          "[app][stats]") {
+  check_bulk_reads("0");
+}
+
+TEST_CASE("bulk reads in fast mode: the same limits hold", "[app][stats]") {
+  check_bulk_reads("1");
+}
+
+TEST_CASE("the statistics table: a row per node, then latencies and occupancies", "[app][stats]") {
+  RunResult run;
+  run.sim_ns = 1000;  // 1 us
+  run.stats = {{"A.rnic.requester", "wqes", "WQEs", 20},
+               {"A.rnic.requester", "reads", "requests", 18},
+               {"A.rnic.requester", "writes", "requests", 2},
+               {"A.rnic.endpoint", "dma_read_bytes", "bytes", 1234567},
+               {"A.rnic.endpoint", "dma_write_bytes", "bytes", 999},
+               {"A.rnic.mtt", "mtt_hits", "lookups", 3},
+               {"A.rnic.mtt", "mtt_misses", "lookups", 1},
+               {"A.pcie", "read_requests", "TLPs", 10},
+               {"A.pcie", "completion_tlps", "TLPs", 12},
+               {"A.pcie", "upstream_busy_ps", "ps", 250000},
+               {"B.rnic.requester", "wqes", "WQEs", 0}};
+  run.histograms = {{"A.rnic.requester", "read_latency_ns", 18, 1500.25, 1400, 1900, 2500, 2600},
+                    {"A.rnic.requester", "write_latency_ns", 0, 0, 0, 0, 0, 0},
+                    {"B.rnic.responder", "read_service_ns", 18, 600, 580, 590, 700, 710}};
+  run.occupancies = {{"B.rnic.dma_read", "tags_in_use", "tags", 2.5, 16},
+                     {"A.rnic.dma_read", "tags_in_use", "tags", 0, 0}};
+  const std::vector<std::string> lines = lines_of(stats_table({"A", "B"}, run));
+  REQUIRE(lines.size() == 11);
+  CHECK(lines[0].empty());
+  CHECK(lines[1].rfind("node", 0) == 0);
+  for (const char* column : {"WQEs", "reads", "writes", "DMA rd", "MTT hit", "PCIe TLPs", "up %"})
+    CHECK(lines[1].find(column) != std::string::npos);
+  CHECK(lines[2].rfind("A ", 0) == 0);
+  CHECK(lines[2].find(" 20      18       2       0  1.23 MB    999 B   0.750       -") !=
+        std::string::npos);
+  CHECK(lines[2].find(" 22  25.0 ") != std::string::npos);  // TLPs, upstream busy 25%
+  CHECK(lines[3].rfind("B ", 0) == 0);
+  CHECK(lines[4].empty());
+  CHECK(lines[5].rfind("latency (ns)", 0) == 0);
+  CHECK(lines[6].find("requester  read_latency_ns") != std::string::npos);
+  CHECK(lines[6].find("18    1500.2     1400     1900     2500     2600") != std::string::npos);
+  CHECK(lines[7].find("responder  read_service_ns") != std::string::npos);
+  CHECK(lines[8].empty());
+  CHECK(lines[9].rfind("occupancy", 0) == 0);
+  CHECK(lines[10].find("dma_read   tags_in_use") != std::string::npos);
+  CHECK(lines[10].find("2.50        16  tags") != std::string::npos);
+  // Columns line up: every number column of a table ends where its header ends.
+  CHECK(lines[2].size() == lines[1].size());
+  CHECK(lines[6].size() == lines[5].size());
+  for (const std::string& line : lines) CHECK(line.size() <= 100);
+  // No statistics (the run stopped before simulating): no table.
+  CHECK(stats_table({"A"}, RunResult{}).empty());
+}
+
+TEST_CASE("bytes read as B, kB, MB, GB with three significant digits", "[app][stats]") {
+  CHECK(format_bytes(0) == "0 B");
+  CHECK(format_bytes(999) == "999 B");
+  CHECK(format_bytes(1500) == "1.50 kB");
+  CHECK(format_bytes(143300) == "143 kB");
+  CHECK(format_bytes(999499) == "999 kB");
+  CHECK(format_bytes(999500) == "1.00 MB");
+  CHECK(format_bytes(2690000) == "2.69 MB");
+  CHECK(format_bytes(12000000000ull) == "12.0 GB");
+  CHECK(format_bytes(UINT64_MAX) == "18.4 EB");
+  for (uint64_t b = 1; b < UINT64_MAX / 3; b = b * 3 + 1) CHECK(format_bytes(b).size() <= 7);
+}
+
+TEST_CASE("the option --no-summary parses for run only", "[app][stats]") {
+  CliOptions o;
+  std::string error;
+  REQUIRE(parse_cli({"run", "f.json", "--no-summary"}, &o, &error));
+  CHECK(o.no_summary);
+  CHECK_FALSE(o.quiet);
+  CHECK_FALSE(parse_cli({"validate", "f.json", "--no-summary"}, &o, &error));
+  std::ostringstream out, err;
+  CHECK(run_cli({"run", "--help"}, out, err) == 0);
+  CHECK(out.str().find("--no-summary") != std::string::npos);
+}
+
+TEST_CASE("run prints the summary line, then the statistics table", "[app][stats]") {
+  const std::string file = "/tmp/rnicsim_app_test_stats_table.json";
+  std::ofstream(file) << bulk_reads("0");
+  std::ostringstream out, err;
+  REQUIRE(run_cli({"run", file}, out, err) == 0);
+  const std::vector<std::string> lines = lines_of(out.str());
+  REQUIRE(lines.size() > 8);
+  CHECK(lines[0].rfind("bulk: PASS  14/14 steps", 0) == 0);
+  CHECK(lines[1].rfind("  step 13  read_stream", 0) == 0);
+  CHECK(lines[2].empty());
+  CHECK(lines[3].rfind("node ", 0) == 0);
+  CHECK(lines[4].rfind("A ", 0) == 0);
+  CHECK(lines[5].rfind("B ", 0) == 0);
+  auto row = [&](const std::string& name) {
+    auto it = std::find_if(lines.begin(), lines.end(),
+                           [&](const std::string& l) { return l.find(name) != std::string::npos; });
+    return it == lines.end() ? std::string() : *it;
+  };
+  CHECK(row(" read_latency_ns ").rfind("A ", 0) == 0);
+  CHECK(row(" read_latency_ns ").find(" 120 ") != std::string::npos);  // count
+  CHECK(row(" tags_in_use ").rfind("B ", 0) == 0);
+  CHECK(row(" tags_in_use ").find(" 8  tags") != std::string::npos);  // max
+  CHECK(row(" write_latency_ns ").empty());                           // nothing sampled: no row
+  for (size_t i = 2; i < lines.size(); ++i) CHECK(lines[i].size() <= 100);
+  std::remove(file.c_str());
+}
+
+TEST_CASE("run --no-summary keeps the summary and workload lines only", "[app][stats]") {
+  const std::string file = "/tmp/rnicsim_app_test_no_summary.json";
+  std::ofstream(file) << bulk_reads("0");
+  std::ostringstream out, err;
+  REQUIRE(run_cli({"run", file, "--no-summary"}, out, err) == 0);
+  const std::vector<std::string> lines = lines_of(out.str());
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].rfind("bulk: PASS", 0) == 0);
+  CHECK(lines[1].rfind("  step 13  read_stream", 0) == 0);
+  std::remove(file.c_str());
+}
