@@ -78,6 +78,8 @@ SystemConfig fuzz_config() {
   c.rnic.qp.max_fr_pages = 32;
   c.host_memory.size_bytes = 64ull << 20;
   c.protection_monitor = true;
+  // RNICSIM_FUZZ_FAST=1: the fast functional mode (sim.fast), whose units run nested.
+  c.rnic.sim.fast = std::getenv("RNICSIM_FUZZ_FAST") != nullptr;
   return c;
 }
 
