@@ -140,6 +140,16 @@ Scenario load_scenario(const std::string& text, const std::vector<std::string>& 
     root = json::parse(text);
   } catch (const json::parse_error& e) {
     throw at_offset(text, e.byte > 0 ? e.byte - 1 : 0, syntax_message(e.what()));
+  } catch (const json::out_of_range& e) {
+    // A number beyond a double ("1e400"): the parser names it but gives no position.
+    const std::string what = e.what();
+    const size_t open = what.find('\''), close = what.rfind('\'');
+    const std::string number =
+        open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : "";
+    const size_t at = number.empty() ? std::string::npos : text.find(number);
+    const std::string message = "invalid JSON: number " + number + " is out of range";
+    if (at == std::string::npos) throw ScenarioError(JsonPath(), message);
+    throw at_offset(text, at, message);
   }
   JsonPath dup;
   size_t dup_offset = 0;

@@ -307,9 +307,11 @@ void Requester::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
 
 void Requester::flush_all(QpState& qp) {
   qp.error = true;
+  // Every request not completed yet completes CANCELLED (SPEC.md 4 Flush), also one that has
+  // ended but waits behind an earlier one still running: its completion would come after
+  // that one's CANCELLED, where only CANCELLED may follow.
   for (Pending& p : qp.pending) {
-    if (p.done) continue;
-    ++flushed_;
+    if (!p.done || p.status == CqeStatus::Success) ++flushed_;
     if (p.awaiting_response && p.opcode == WqeOpcode::Read) {
       --qp.reads_outstanding;
       const uint64_t now_ps = sc_core::sc_time_stamp().value();

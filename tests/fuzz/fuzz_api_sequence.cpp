@@ -12,6 +12,8 @@
 //    SILENT_SUCCESS and succeeded), of its type and QP context; an inline failure has none;
 //    no completion is seen twice or for a request never posted (contexts are unique in the
 //    process); a CQ that overflowed (its flag set) may lack entries;
+//  - each send or receive queue completes in posting order, and CANCELLED after its first
+//    error completion;
 //  - the protection monitors flagged nothing, SystemC reported no warning or error;
 //  - the input finished within 2 s of simulated time and the device then went idle;
 //  - closing every object succeeds, and the adapters are back to what they had before.
@@ -78,6 +80,8 @@ SystemConfig fuzz_config() {
   c.rnic.qp.max_fr_pages = 32;
   c.host_memory.size_bytes = 64ull << 20;
   c.protection_monitor = true;
+  // RNICSIM_FUZZ_FAST=1: the fast functional mode (sim.fast), whose units run nested.
+  c.rnic.sim.fast = std::getenv("RNICSIM_FUZZ_FAST") != nullptr;
   return c;
 }
 
@@ -381,6 +385,19 @@ class Session {
     if (p.silent && r.Status == STATUS_SUCCESS && p.verb != Verb::Receive)
       finding("request 0x%llx: SILENT_SUCCESS but a success completion",
               (unsigned long long)r.RequestContext);
+    // One queue (a QP's send or receive queue) completes in posting order (contexts grow
+    // with it), and after its first error everything completes CANCELLED (SPEC.md 4).
+    QueueOrder& q = order_[p.qp_context * 2 + (p.verb == Verb::Receive ? 1 : 0)];
+    if (r.RequestContext <= q.last)
+      finding("request 0x%llx completed after request 0x%llx, posted later",
+              (unsigned long long)r.RequestContext, (unsigned long long)q.last);
+    if (q.failed && r.Status != STATUS_CANCELLED)
+      finding(
+          "request 0x%llx completed 0x%x after an error completion of its queue, not "
+          "CANCELLED",
+          (unsigned long long)r.RequestContext, r.Status);
+    q.last = r.RequestContext;
+    if (r.Status != STATUS_SUCCESS) q.failed = true;
   }
 
   void reap(uint32_t n, CqHandle h) {
@@ -923,6 +940,11 @@ class Session {
   std::unordered_map<uint64_t, Posted> posted_;
   std::unordered_set<uint64_t> refused_;
   std::unordered_set<uint64_t> overflowed_;  // node << 32 | CQ: entries may be missing
+  struct QueueOrder {
+    uint64_t last = 0;    // context of the queue's last completion
+    bool failed = false;  // an error completion came
+  };
+  std::unordered_map<uint64_t, QueueOrder> order_;  // QP context * 2 + (receive queue)
 };
 
 // The host CPU's thread: one input per `go`.

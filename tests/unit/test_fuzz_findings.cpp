@@ -73,3 +73,37 @@ TEST_CASE("a request that fails after a later one failed: the later one is CANCE
     CHECK(done[1].Status == STATUS_CANCELLED);
   });
 }
+
+TEST_CASE("a flush cancels a request that failed behind one still running", "[tlm][fuzz]") {
+  // Finding: a write waits for its acknowledgement, the read after it fails when it starts
+  // (a sink token of no MR) and waits behind the write for its completion; a Flush then
+  // cancelled the write but left the read's error after it, where only CANCELLED may follow
+  // (SPEC.md 4).
+  TwoNodes t;
+  t.run([&] {
+    t.setup();
+    host::MrHandle target = 0;
+    REQUIRE(t.b.CreateMr(t.pd_b, false, &target) == STATUS_SUCCESS);
+    REQUIRE(t.b.RegisterMr(target, t.src, 8192, 4096, NDK_MR_FLAG_ALLOW_REMOTE_WRITE) ==
+            STATUS_SUCCESS);
+    const NDK_SGE src{t.a.ObjectBaseVa(t.mr_a), 64, t.a.GetLocalTokenFromMr(t.mr_a)};
+    REQUIRE(t.a.NdkWrite(t.qp_a, 1, &src, 1, t.b.ObjectBaseVa(target),
+                         t.b.GetRemoteTokenFromMr(target), 0) == STATUS_SUCCESS);
+    const NDK_SGE bad{t.a.ObjectBaseVa(t.mr_a), 64, 0x7f00};
+    REQUIRE(t.a.NdkRead(t.qp_a, 2, &bad, 1, t.b.ObjectBaseVa(t.mr_b),
+                        t.b.GetRemoteTokenFromMr(t.mr_b), 0) == STATUS_SUCCESS);
+    // Until the read has failed (the write's acknowledgement takes a round trip longer).
+    for (int i = 0; i < 100000 && counter(t.system, "A.rnic.requester", "errors") == 0; ++i)
+      sc_core::wait(sc_core::sc_time(10, sc_core::SC_NS));
+    REQUIRE(counter(t.system, "A.rnic.requester", "errors") == 1);
+    REQUIRE(counter(t.system, "A.rnic.requester", "writes") == 1);
+    REQUIRE(t.a.NdkFlush(t.qp_a) == STATUS_SUCCESS);
+    const std::vector<NDK_RESULT_EX> done =
+        t.a.WaitCq(t.cq_a, 2, sc_core::sc_time(1, sc_core::SC_MS));
+    REQUIRE(done.size() == 2);
+    CHECK(done[0].RequestContext == 1);
+    CHECK(done[0].Status == STATUS_CANCELLED);
+    CHECK(done[1].RequestContext == 2);
+    CHECK(done[1].Status == STATUS_CANCELLED);
+  });
+}
