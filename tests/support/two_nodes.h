@@ -85,7 +85,7 @@ struct TwoNodes {
 
   // Runs `body` in a SystemC thread (the host CPU) and then stops the simulation.
   void run(std::function<void()> body) {
-    sc_core::sc_spawn([this, body] {
+    sc_core::sc_spawn([body] {
       body();
       sc_core::sc_stop();
     });
