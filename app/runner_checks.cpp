@@ -8,6 +8,7 @@
 
 #include "app/runner_context.h"
 #include "app/text.h"
+#include "tlm/timing.h"
 
 namespace rnic::app {
 
@@ -176,8 +177,10 @@ void exec_wait_async(RunContext& ctx, const Step& step, StepResult& result) {
   host::AsyncRequest& call = *it->second;
   const sc_core::sc_time deadline =
       sc_core::sc_time_stamp() + sc_core::sc_time(double(step.timeout_ns), sc_core::SC_NS);
-  while (!call.done && sc_core::sc_time_stamp() < deadline)
+  while (!call.done && sc_core::sc_time_stamp() < deadline) {
     sc_core::wait(deadline - sc_core::sc_time_stamp(), call.completed);
+    settle_current_time();
+  }
   if (!call.done) {
     fail_step(result, "completion", "still pending",
               "the asynchronous call on " + quote(step.mr) + " did not complete within " +
@@ -189,6 +192,7 @@ void exec_wait_async(RunContext& ctx, const Step& step, StepResult& result) {
 
 void exec_wait(RunContext&, const Step& step, StepResult&) {
   sc_core::wait(sc_core::sc_time(double(step.ns), sc_core::SC_NS));
+  settle_current_time();
 }
 
 }  // namespace rnic::app

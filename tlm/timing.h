@@ -33,6 +33,20 @@ inline sc_core::sc_time ps(uint64_t n) {
 inline sc_core::sc_time Clock::cycles(uint64_t n) const { return ps(n * period_ps_); }
 inline sc_core::sc_time ns(double n) { return sc_core::sc_time(n, sc_core::SC_NS); }
 
+// For a host thread that has just woken and is about to look at memory the device writes:
+// waits, in delta cycles, until nothing else is left to run at the current time. Which of
+// two simultaneous timed wakeups runs first is unspecified (IEEE 1666-2011's scheduler) and
+// follows the kernel's whole event queue, so without this a completion landing in the same
+// picosecond would be seen or missed depending on unrelated activity. With it: device first
+// at equal times, whatever that order. Bounded, because two host threads settling at the
+// same time are each other's pending activity; device chains within one instant are far
+// shorter.
+inline void settle_current_time() {
+  constexpr int kMaxDeltas = 16;
+  for (int i = 0; i < kMaxDeltas && sc_core::sc_pending_activity_at_current_time(); ++i)
+    sc_core::wait(sc_core::SC_ZERO_TIME);
+}
+
 // A pipelined unit: a transaction enters no earlier than `ii_cycles` (the initiation interval)
 // after the previous one entered and leaves `latency_cycles` after entering. `items` > 1 (pages
 // of one translation) enter back to back, one interval each; the last leaves latency later.

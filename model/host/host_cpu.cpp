@@ -3,6 +3,7 @@
 
 #include "model/rnic/byte_order.h"
 #include "tlm/payload_pool.h"
+#include "tlm/timing.h"
 
 namespace rnic {
 
@@ -70,6 +71,7 @@ sc_core::sc_time HostCpu::mmio_write64(uint64_t bar_offset, uint64_t value) {
 bool HostCpu::wait_for_device_write(const sc_core::sc_time& timeout) {
   if (!device_write_event_) {
     wait(timeout);
+    settle_current_time();
     return false;
   }
   const sc_core::sc_time start = sc_core::sc_time_stamp();
@@ -83,6 +85,7 @@ bool HostCpu::wait_for_device_write(const sc_core::sc_time& timeout) {
   // An earlier deadline armed by a previous wait wakes this one early: callers re-check
   // their condition and wait again, as after any wakeup.
   wait(wake_);
+  settle_current_time();
   return sc_core::sc_time_stamp() < deadline;
 }
 
