@@ -7,6 +7,7 @@
 #include <exception>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -29,8 +30,9 @@ const char* const kUsage =
     "usage: rnicsim COMMAND [ARGS]\n"
     "\n"
     "commands:\n"
-    "  run FILE.json       run a scenario (exit 0 passed, 1 an expectation failed,\n"
-    "                      2 invalid file or option, 3 simulator error)\n"
+    "  run FILE.json...    run a scenario, or several in one simulation (exit 0 passed,\n"
+    "                      1 an expectation failed, 2 invalid file or option, 3 simulator\n"
+    "                      error)\n"
     "  validate FILE.json  parse and check a scenario, run nothing\n"
     "  gen --seed N        write a random scenario whose expectations come from the\n"
     "                      reference model (differential testing)\n"
@@ -46,8 +48,16 @@ const char* const kRunUsage =
     "usage: rnicsim run FILE.json [--out results.json] [--trace trace.json] [--vcd waves.vcd]\n"
     "                             [--set key=value ...] [--seed N] [--quiet] [--no-summary]\n"
     "                             [--trace-limit N] [--vcd-period NS]\n"
+    "       rnicsim run FILE.json FILE2.json... [--out-dir DIR] [--set key=value ...]\n"
+    "                             [--seed N] [--quiet] [--no-summary]\n"
+    "\n"
+    "Several files run in one process and one simulation, each scenario on a platform of its\n"
+    "own from time 0; each gives the results it gives alone. The exit status is the worst:\n"
+    "3, else 2, else 1, else 0. A file that cannot be loaded stops everything (exit 2).\n"
     "\n"
     "  --out FILE     write the results JSON (config, per-step results, statistics)\n"
+    "  --out-dir DIR  write each file's results JSON to DIR/NAME.json, NAME being the file's\n"
+    "                 name without .json (the names must differ; DIR must exist)\n"
     "  --trace FILE   timeline of every WQE's stages, Chrome/Perfetto trace-event JSON\n"
     "                 (open in ui.perfetto.dev or chrome://tracing)\n"
     "  --trace-limit N  record at most N trace events (default 200000, at most 10000000),\n"
@@ -109,16 +119,16 @@ const char* const kPresetsUsage =
 
 // Options that take a value; `--name=value` is accepted too.
 bool takes_value(const std::string& o) {
-  return o == "--out" || o == "--trace" || o == "--vcd" || o == "--set" || o == "--seed" ||
-         o == "--preset" || o == "--trace-limit" || o == "--vcd-period" || o == "--steps";
+  return o == "--out" || o == "--out-dir" || o == "--trace" || o == "--vcd" || o == "--set" ||
+         o == "--seed" || o == "--preset" || o == "--trace-limit" || o == "--vcd-period" || o == "--steps";
 }
 
 bool allowed(const std::string& command, const std::string& o) {
   if (o == "--help" || o == "-h") return true;
   if (command == "run")
-    return o == "--out" || o == "--trace" || o == "--vcd" || o == "--set" || o == "--seed" ||
-           o == "--quiet" || o == "-q" || o == "--trace-limit" || o == "--vcd-period" ||
-           o == "--no-summary";
+    return o == "--out" || o == "--out-dir" || o == "--trace" || o == "--vcd" || o == "--set" ||
+           o == "--seed" || o == "--quiet" || o == "-q" || o == "--trace-limit" ||
+           o == "--vcd-period" || o == "--no-summary";
   if (command == "validate") return o == "--set" || o == "--quiet" || o == "-q";
   if (command == "params") return o == "--preset";
   if (command == "gen") return o == "--seed" || o == "--steps" || o == "--out";
@@ -288,20 +298,70 @@ int cmd_expect(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return write_scenario(o, scenario, out, err);
 }
 
-int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  Scenario scenario;
-  try {
-    scenario = load_scenario_file(o.file, o.sets);
-  } catch (const ScenarioError& e) {
-    err << file_error(o.file, e) << '\n';
-    return kExitInvalid;
+// DIR/NAME.json for each file (NAME: the file name without ".json"), or an error.
+bool out_dir_paths(const CliOptions& o, std::vector<std::string>* paths, std::string* error) {
+  std::set<std::string> seen;
+  for (const std::string& file : o.files) {
+    std::string name = file.substr(file.find_last_of('/') + 1);
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+      name.resize(name.size() - 5);
+    if (!seen.insert(name).second) {
+      *error = "--out-dir: two files named " + quote(name + ".json") + " would write " +
+               quote(o.out_dir + "/" + name + ".json");
+      return false;
+    }
+    paths->push_back(o.out_dir + "/" + name + ".json");
   }
-  const uint64_t seed = o.seed.value_or(scenario.seed);
+  return true;
+}
+
+// Severity of an outcome's exit status: a run of several exits with the worst.
+int severity(int status) {
+  switch (status) {
+    case kExitInternal:
+      return 3;
+    case kExitInvalid:
+      return 2;
+    case kExitFailed:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  std::vector<Scenario> scenarios(o.files.size());
+  bool loaded = true;
+  for (size_t i = 0; i < o.files.size(); ++i) {
+    try {
+      scenarios[i] = load_scenario_file(o.files[i], o.sets);
+    } catch (const ScenarioError& e) {
+      err << file_error(o.files[i], e) << '\n';
+      loaded = false;
+    }
+  }
+  if (!loaded) return kExitInvalid;
+  std::vector<std::string> out_paths;
+  if (!o.out_dir.empty()) {
+    std::string error;
+    if (!out_dir_paths(o, &out_paths, &error)) {
+      err << "rnicsim: " << error << '\n';
+      return kExitInvalid;
+    }
+  } else if (!o.out.empty()) {
+    out_paths.push_back(o.out);
+  }
+  std::vector<const Scenario*> list;
+  std::vector<uint64_t> seeds;
+  for (const Scenario& scenario : scenarios) {
+    list.push_back(&scenario);
+    seeds.push_back(o.seed.value_or(scenario.seed));
+  }
   std::unique_ptr<TraceWriter> trace;
   RunOptions options;
   if (!o.trace.empty()) {
     trace = std::make_unique<TraceWriter>(o.trace_limit, &err);
-    trace->set_info("scenario", scenario.name);
+    trace->set_info("scenario", scenarios.front().name);
     trace->set_info("rnicsim_version", version());
     options.trace = trace.get();
   }
@@ -310,43 +370,54 @@ int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   // A progress line for long runs, only for a person watching a terminal.
   const char* force = std::getenv("RNICSIM_PROGRESS");
   options.progress = force ? std::string(force) == "1" : !o.quiet && isatty(STDERR_FILENO);
-  const RunResult run = run_scenario(scenario, seed, options);
+  const std::vector<RunResult> runs = run_scenarios(list, seeds, options);
 
-  int status = kExitPassed;
-  switch (run.outcome) {
-    case RunOutcome::Passed:
-      break;
-    case RunOutcome::Failed:
-      err << o.file << ": " << run.message << '\n';
-      status = kExitFailed;
-      break;
-    case RunOutcome::Invalid:
-      err << o.file << ": " << run.message << '\n';
-      status = kExitInvalid;
-      break;
-    case RunOutcome::Internal:
-      err << o.file << ": internal error: " << run.message << '\n';
-      status = kExitInternal;
-      break;
-  }
-  for (const std::string& error :
-       {trace ? trace->write_file(o.trace) : std::string(), options.vcd_error}) {
-    if (error.empty()) continue;
-    err << "rnicsim: " << error << '\n';
-    if (status == kExitPassed) status = kExitInvalid;
-  }
-  if (!o.out.empty()) {
-    const std::string error = write_json_file(o.out, results_json(scenario, run, seed));
-    if (!error.empty()) {
-      err << "rnicsim: " << error << '\n';
-      if (status == kExitPassed) status = kExitInvalid;
+  int worst = kExitPassed;
+  const auto raise = [&worst](int status) {
+    if (severity(status) > severity(worst)) worst = status;
+  };
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunResult& run = runs[i];
+    const std::string& file = o.files[i];
+    switch (run.outcome) {
+      case RunOutcome::Passed:
+        break;
+      case RunOutcome::Failed:
+        err << file << ": " << run.message << '\n';
+        raise(kExitFailed);
+        break;
+      case RunOutcome::Invalid:
+        err << file << ": " << run.message << '\n';
+        raise(kExitInvalid);
+        break;
+      case RunOutcome::Internal:
+        err << file << ": internal error: " << run.message << '\n';
+        raise(kExitInternal);
+        break;
     }
   }
-  if (!o.quiet) {
-    out << summary_line(scenario, run) << '\n' << workload_table(run);
-    if (!o.no_summary) out << stats_table(scenario.nodes, run);
+  // A file that could not be written: exit 2 unless the runs already did worse than pass.
+  const auto write_failed = [&](const std::string& error) {
+    err << "rnicsim: " << error << '\n';
+    if (worst == kExitPassed) worst = kExitInvalid;
+  };
+  for (const std::string& error :
+       {trace ? trace->write_file(o.trace) : std::string(), options.vcd_error}) {
+    if (!error.empty()) write_failed(error);
   }
-  return status;
+  for (size_t i = 0; i < out_paths.size(); ++i) {
+    const std::string error =
+        write_json_file(out_paths[i], results_json(scenarios[i], runs[i], seeds[i]));
+    if (!error.empty()) write_failed(error);
+  }
+  if (!o.quiet) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (runs.size() > 1) out << (i ? "\n" : "") << o.files[i] << '\n';
+      out << summary_line(scenarios[i], runs[i]) << '\n' << workload_table(runs[i]);
+      if (!o.no_summary) out << stats_table(scenarios[i].nodes, runs[i]);
+    }
+  }
+  return worst;
 }
 
 }  // namespace
@@ -410,6 +481,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
         value = args[++i];
       }
       if (arg == "--out") o->out = value;
+      if (arg == "--out-dir") o->out_dir = value;
       if (arg == "--trace") o->trace = value;
       if (arg == "--vcd") o->vcd = value;
       if (arg == "--preset") o->preset = value;
@@ -454,11 +526,24 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
       *error = o->command + " takes no file";
       return false;
     }
-    if (!o->file.empty()) {
+    if (!o->file.empty() && o->command != "run") {
       *error = "more than one file given (" + quote(o->file) + ", " + quote(arg) + ")";
       return false;
     }
-    o->file = arg;
+    if (o->file.empty()) o->file = arg;
+    o->files.push_back(arg);
+  }
+  if (o->files.size() > 1 && !o->out.empty()) {
+    *error = "--out takes a single scenario file (several: --out-dir DIR)";
+    return false;
+  }
+  if (o->files.size() > 1 && (!o->trace.empty() || !o->vcd.empty())) {
+    *error = "--trace and --vcd take a single scenario file";
+    return false;
+  }
+  if (!o->out.empty() && !o->out_dir.empty()) {
+    *error = "--out and --out-dir together";
+    return false;
   }
   if (!o->help && (o->command == "run" || o->command == "validate" || o->command == "expect") &&
       o->file.empty()) {

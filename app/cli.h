@@ -19,8 +19,9 @@ constexpr uint64_t kMaxTraceLimit = 10000000;  // --trace-limit
 
 struct CliOptions {
   std::string command;  // run, validate, gen, expect, params, presets, help, version
-  std::string file;
-  std::string out, trace, vcd;
+  std::string file;                // the (first) file
+  std::vector<std::string> files;  // run: every file, in order
+  std::string out, out_dir, trace, vcd;
   std::vector<std::string> sets;  // "key=value"
   std::optional<uint64_t> seed;
   uint64_t steps = 40;            // gen --steps: random actions

@@ -27,12 +27,69 @@ uint64_t now_ns() {
   return uint64_t(sc_core::sc_time_stamp() / sc_core::sc_time(1, sc_core::SC_NS));
 }
 
+// Every unit's statistics at the end of the run; occupancy means are over the whole run.
+// `owner_prefix` characters are cut from each owner (a scope's "s1." in a run of several).
+void collect_stats(const System& system, RunResult& result, size_t owner_prefix) {
+  const uint64_t end_ps = sc_core::sc_time_stamp().value();
+  system.visit_groups([&](const StatGroup& group) {
+    const std::string owner = group.owner().substr(owner_prefix);
+    for (const Counter& c : group.counters())
+      result.stats.push_back(StatEntry{owner, c.name, c.unit, c.value});
+    for (const Histogram& h : group.histograms()) {
+      result.histograms.push_back(HistogramEntry{owner, h.name, h.count(), h.mean_ns(),
+                                                 h.percentile_ns(0.50), h.percentile_ns(0.90),
+                                                 h.percentile_ns(0.99), h.max_ns()});
+    }
+    for (const Occupancy& o : group.occupancies())
+      result.occupancies.push_back(OccupancyEntry{owner, o.name, o.unit, o.mean(end_ps), o.max()});
+  });
+}
+
+// Where a scenario's run ends: its driver has finished. The results are taken in the update
+// phase of the driver's last delta cycle, which is where a lone run's sc_stop() would leave
+// them (the default SC_STOP_FINISH_DELTA: the current delta cycle completes, no later one
+// starts). In a run of several the others go on; this one's figures stay those of its end.
+class EndOfRun : public sc_core::sc_prim_channel {
+ public:
+  EndOfRun(const System& system, RunResult& result, size_t owner_prefix, size_t& running)
+      : sc_prim_channel(sc_core::sc_gen_unique_name("end_of_run")),
+        system_(system),
+        result_(result),
+        owner_prefix_(owner_prefix),
+        running_(running) {}
+
+  void finish() { request_update(); }
+  bool collected() const { return collected_; }
+  // The run ran out of events before the driver finished (a stall): the figures as they are.
+  void collect() {
+    result_.sim_ns = now_ns();
+    violations_ = system_.protection_violations();
+    collect_stats(system_, result_, owner_prefix_);
+    collected_ = true;
+  }
+  // DMAs the protection monitor flagged up to the end of this scenario.
+  uint64_t violations() const { return violations_; }
+
+ private:
+  void update() override {
+    collect();
+    if (--running_ == 0) sc_core::sc_stop();
+  }
+
+  const System& system_;
+  RunResult& result_;
+  size_t owner_prefix_;
+  size_t& running_;
+  bool collected_ = false;
+  uint64_t violations_ = 0;
+};
+
 // The one thread that plays the scenario; everything the driver does happens inside it.
 class Driver : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Driver);
-  Driver(sc_core::sc_module_name name, RunContext& ctx, RunResult& result)
-      : sc_module(name), ctx_(ctx), result_(result) {
+  Driver(sc_core::sc_module_name name, RunContext& ctx, RunResult& result, EndOfRun& end)
+      : sc_module(name), ctx_(ctx), result_(result), end_(end) {
     SC_THREAD(run);
     set_stack_size(8u << 20);  // executors build messages and SGLs on this stack
   }
@@ -65,19 +122,68 @@ class Driver : public sc_core::sc_module {
       result_.outcome = RunOutcome::Internal;
       result_.message = e.what();
     }
-    result_.sim_ns = now_ns();
     finished = true;
-    sc_core::sc_stop();
+    end_.finish();
   }
 
   RunContext& ctx_;
   RunResult& result_;
+  EndOfRun& end_;
 };
+
+// One scenario's platform, host driver and end of run.
+struct Instance {
+  Instance(const Scenario& scenario, uint64_t seed, RunResult& result, size_t owner_prefix,
+           size_t& running)
+      : system(scenario.config, scenario.nodes),
+        ctx(scenario, system, seed),
+        end(system, result, owner_prefix, running),
+        driver("driver", ctx, result, end) {
+    ctx.shared_simulation = owner_prefix > 0;
+  }
+  System system;
+  RunContext ctx;
+  EndOfRun end;
+  Driver driver;
+};
+
+// In a run of several scenarios, each one's modules sit under a parent of their own
+// ("s1.A.rnic"), so that two scenarios can both name a node "A". Owners drop the "s1.".
+class InstanceScope : public sc_core::sc_module {
+ public:
+  InstanceScope(sc_core::sc_module_name name, const Scenario& scenario, uint64_t seed,
+                RunResult& result, size_t& running)
+      : sc_module(name),
+        instance(scenario, seed, result, std::string(this->name()).size() + 1, running) {}
+  Instance instance;
+};
+
+// A bound on a kernel-wide figure (delta cycles per op) cannot be checked in a shared
+// simulation: "steps[i]: ..." or empty.
+std::string check_alone_metrics(const Scenario& scenario) {
+  for (const Step& step : scenario.steps) {
+    for (const MetricBound& bound : step.metrics) {
+      if (bound.metric == "deltas_per_op") {
+        return "steps[" + std::to_string(step.index) +
+               "]: a bound on deltas_per_op (the whole simulation's delta cycles) needs the "
+               "file run alone";
+      }
+    }
+  }
+  return {};
+}
+
+bool all_finished(const std::vector<Instance*>& instances) {
+  for (const Instance* i : instances)
+    if (!i->driver.finished) return false;
+  return true;
+}
 
 // Runs the simulation to its end. With `progress`, in slices of simulated time sized to about
 // 50 ms of wall time each, printing one updated line on stderr once the run has taken 2 s:
 // the same events in the same order as one sc_start(), with a look at the clock in between.
-void simulate(const Driver& driver, const RunResult& result, size_t steps, bool progress) {
+void simulate(const std::vector<Instance*>& instances, const std::vector<RunResult>& results,
+              size_t steps, bool progress) {
   if (!progress) {
     sc_core::sc_start();
     return;
@@ -88,7 +194,7 @@ void simulate(const Driver& driver, const RunResult& result, size_t steps, bool 
   bool showing = false;
   sc_core::sc_time chunk(1, sc_core::SC_US);
   // The first slice elaborates and initialises: nothing is pending before it.
-  for (bool first = true; first || (!driver.finished &&
+  for (bool first = true; first || (!all_finished(instances) &&
                                     sc_core::sc_get_status() != sc_core::SC_STOPPED &&
                                     sc_core::sc_pending_activity());
        first = false) {
@@ -108,32 +214,17 @@ void simulate(const Driver& driver, const RunResult& result, size_t steps, bool 
     if (elapsed < 2.0 || std::chrono::duration<double>(now - shown).count() < 0.2) continue;
     shown = now;
     showing = true;
+    size_t done = 0;
+    for (const RunResult& r : results) done += r.steps.size();
     const double sim_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
     std::fprintf(stderr, "\r\033[Krnicsim: %.3f us simulated, %zu/%zu steps done, %.3f us/s, %.1f s",
-                 sim_us, result.steps.size(), steps, sim_us / elapsed, elapsed);
+                 sim_us, done, steps, sim_us / elapsed, elapsed);
     std::fflush(stderr);
   }
   if (showing) {
     std::fputs("\r\033[K", stderr);
     std::fflush(stderr);
   }
-}
-
-// Every unit's statistics at the end of the run; occupancy means are over the whole run.
-void collect_stats(const System& system, RunResult& result) {
-  const uint64_t end_ps = sc_core::sc_time_stamp().value();
-  system.visit_groups([&](const StatGroup& group) {
-    const std::string& owner = group.owner();
-    for (const Counter& c : group.counters())
-      result.stats.push_back(StatEntry{owner, c.name, c.unit, c.value});
-    for (const Histogram& h : group.histograms()) {
-      result.histograms.push_back(HistogramEntry{owner, h.name, h.count(), h.mean_ns(),
-                                                 h.percentile_ns(0.50), h.percentile_ns(0.90),
-                                                 h.percentile_ns(0.99), h.max_ns()});
-    }
-    for (const Occupancy& o : group.occupancies())
-      result.occupancies.push_back(OccupancyEntry{owner, o.name, o.unit, o.mean(end_ps), o.max()});
-  });
 }
 
 }  // namespace
@@ -298,52 +389,99 @@ RunResult run_scenario(const Scenario& scenario, uint64_t seed) {
 }
 
 RunResult run_scenario(const Scenario& scenario, uint64_t seed, RunOptions& options) {
-  RunResult result;
+  std::vector<RunResult> results = run_scenarios({&scenario}, {seed}, options);
+  return std::move(results.front());
+}
+
+std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenarios,
+                                     const std::vector<uint64_t>& seeds, RunOptions& options) {
+  std::vector<RunResult> results(scenarios.size());
   const auto wall_start = std::chrono::steady_clock::now();
-  const std::string unsupported = check_supported(scenario);
-  if (!unsupported.empty()) {
-    result.outcome = RunOutcome::Invalid;
-    result.message = unsupported;
-    return result;
+  if (seeds.size() != scenarios.size()) throw std::invalid_argument("one seed per scenario");
+  const bool several = scenarios.size() > 1;
+  if (several && (options.trace || !options.vcd.empty())) {
+    throw std::invalid_argument("a trace or waveforms record one scenario at a time");
   }
   // sc_stop() reports an info message on stdout; the summary says when the run ended.
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
-  try {
-    System system(scenario.config, scenario.nodes);
-    RunContext ctx(scenario, system, seed);
-    Driver driver("driver", ctx, result);
-    system.attach_trace(options.trace);
-    std::unique_ptr<VcdProbe> probe;
-    if (!options.vcd.empty()) {
-      probe = std::make_unique<VcdProbe>(
-          "vcd_probe", system, options.vcd,
-          sc_core::sc_time(double(std::max<uint64_t>(1, options.vcd_period_ns)), sc_core::SC_NS));
+  std::vector<std::unique_ptr<InstanceScope>> scopes;
+  std::unique_ptr<Instance> lone;
+  std::vector<Instance*> instances;
+  std::vector<size_t> index_of;  // instances[k] runs scenarios[index_of[k]]
+  size_t running = 0;
+  size_t steps = 0;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    RunResult& result = results[i];
+    std::string refused = check_supported(*scenarios[i]);
+    if (refused.empty() && several) refused = check_alone_metrics(*scenarios[i]);
+    if (!refused.empty()) {
+      result.outcome = RunOutcome::Invalid;
+      result.message = refused;
+      continue;
     }
-    simulate(driver, result, scenario.steps.size(), options.progress);
-    if (probe) options.vcd_error = probe->close();
-    if (!driver.finished && result.outcome == RunOutcome::Passed) {
+    try {
+      ++running;
+      if (several) {
+        const std::string scope = "s" + std::to_string(i);
+        scopes.push_back(std::make_unique<InstanceScope>(scope.c_str(), *scenarios[i], seeds[i],
+                                                         result, running));
+        instances.push_back(&scopes.back()->instance);
+      } else {
+        lone = std::make_unique<Instance>(*scenarios[i], seeds[i], result, 0, running);
+        instances.push_back(lone.get());
+      }
+      index_of.push_back(i);
+      steps += scenarios[i]->steps.size();
+    } catch (const std::exception& e) {
+      --running;
       result.outcome = RunOutcome::Internal;
-      result.message =
-          "simulation stalled in step " + std::to_string(result.steps.size()) + ": no more events";
-      result.sim_ns = now_ns();
+      result.message = std::string("simulator error: ") + e.what();
     }
-    // The device touched host memory no valid token and range allowed (SPEC.md 6): whatever
-    // the completions said, the scenario fails.
-    if (system.protection_violations() > 0 && result.outcome == RunOutcome::Passed) {
-      result.outcome = RunOutcome::Failed;
-      result.message = "the protection monitor saw " +
-                       std::to_string(system.protection_violations()) +
-                       " DMA(s) outside every range the device was given";
-    }
-    collect_stats(system, result);
-  } catch (const std::exception& e) {
-    result.outcome = RunOutcome::Internal;
-    result.message = std::string("simulator error: ") + e.what();
   }
-  result.wall_s =
+  if (instances.empty()) return results;
+  try {
+    std::unique_ptr<VcdProbe> probe;
+    if (!several) {
+      lone->system.attach_trace(options.trace);
+      if (!options.vcd.empty()) {
+        probe = std::make_unique<VcdProbe>(
+            "vcd_probe", lone->system, options.vcd,
+            sc_core::sc_time(double(std::max<uint64_t>(1, options.vcd_period_ns)),
+                             sc_core::SC_NS));
+      }
+    }
+    simulate(instances, results, steps, options.progress);
+    if (probe) options.vcd_error = probe->close();
+    for (size_t k = 0; k < instances.size(); ++k) {
+      Instance& instance = *instances[k];
+      RunResult& result = results[index_of[k]];
+      if (!instance.end.collected()) instance.end.collect();
+      if (!instance.driver.finished && result.outcome == RunOutcome::Passed) {
+        result.outcome = RunOutcome::Internal;
+        result.message =
+            "simulation stalled in step " + std::to_string(result.steps.size()) + ": no more events";
+      }
+      // The device touched host memory no valid token and range allowed (SPEC.md 6): whatever
+      // the completions said, the scenario fails.
+      if (instance.end.violations() > 0 && result.outcome == RunOutcome::Passed) {
+        result.outcome = RunOutcome::Failed;
+        result.message = "the protection monitor saw " +
+                         std::to_string(instance.end.violations()) +
+                         " DMA(s) outside every range the device was given";
+      }
+    }
+  } catch (const std::exception& e) {
+    for (size_t k = 0; k < instances.size(); ++k) {
+      RunResult& result = results[index_of[k]];
+      result.outcome = RunOutcome::Internal;
+      result.message = std::string("simulator error: ") + e.what();
+    }
+  }
+  const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  return result;
+  for (RunResult& r : results) r.wall_s = wall_s;
+  return results;
 }
 
 }  // namespace rnic::app

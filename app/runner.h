@@ -89,6 +89,12 @@ struct RunOptions {
 // Elaborates and simulates. Call once per process (SystemC elaborates once).
 RunResult run_scenario(const Scenario& scenario, uint64_t seed);
 RunResult run_scenario(const Scenario& scenario, uint64_t seed, RunOptions& options);
+// Several scenarios in one process: each on a platform of its own (modules under "s0",
+// "s1", ...), all from time 0 in one simulation, seeds[i] for scenarios[i]. Each result is
+// what run_scenario() gives for that scenario alone, apart from wall_s (the whole run's).
+// Call once per process; a trace or VCD (options) only with a single scenario.
+std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenarios,
+                                     const std::vector<uint64_t>& seeds, RunOptions& options);
 
 // "step 12 (poll): expected status STATUS_SUCCESS, got STATUS_ACCESS_VIOLATION"
 std::string failure_line(const StepResult& step);

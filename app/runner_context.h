@@ -45,6 +45,9 @@ class RunContext {
   std::map<std::string, uint64_t> saved;
   // Asynchronous control calls by the name of their object (register_mr with async).
   std::map<std::string, std::unique_ptr<host::AsyncRequest>> async_calls;
+  // One of several scenarios in one simulation (run_scenarios): kernel-wide figures such as
+  // delta cycles are theirs together, not this scenario's.
+  bool shared_simulation = false;
 
   void create_adapters();  // inside the SystemC thread: the driver talks to the device
   // The run's seed: --seed when given, else the file's (Scenario::seed is only the latter).

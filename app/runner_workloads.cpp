@@ -41,9 +41,10 @@ double now_ns() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
 // kernel had to schedule work for one operation (the simulator's cost, not the device's).
 uint64_t deltas() { return uint64_t(sc_core::sc_delta_count()); }
 
-void report(const Step& step, StepResult& result, uint64_t ops, uint64_t bytes, double sim_ns,
-            const LatencyHistogram& latency_ps, const CacheCounts& before,
-            const CacheCounts& after, uint64_t deltas_before) {
+// In a simulation shared by several scenarios the count is theirs together: left out.
+void report(const RunContext& ctx, const Step& step, StepResult& result, uint64_t ops,
+            uint64_t bytes, double sim_ns, const LatencyHistogram& latency_ps,
+            const CacheCounts& before, const CacheCounts& after, uint64_t deltas_before) {
   auto ns = [](uint64_t ps) { return double(ps) / 1000.0; };
   result.metrics = {
       {"ops", double(ops)},
@@ -57,8 +58,11 @@ void report(const Step& step, StepResult& result, uint64_t ops, uint64_t bytes, 
       {"latency_ns.max", ns(latency_ps.max())},
       {"mtt.hit_rate", rate(after.mtt_hits - before.mtt_hits, after.mtt_misses - before.mtt_misses)},
       {"mpt.hit_rate", rate(after.mpt_hits - before.mpt_hits, after.mpt_misses - before.mpt_misses)},
-      {"deltas_per_op", ops ? double(deltas() - deltas_before) / double(ops) : 0.0},
   };
+  if (!ctx.shared_simulation) {
+    result.metrics.emplace_back("deltas_per_op",
+                                ops ? double(deltas() - deltas_before) / double(ops) : 0.0);
+  }
   for (const MetricBound& bound : step.metrics) {
     double value = 0;
     for (const auto& [name, v] : result.metrics) {
@@ -161,7 +165,7 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
       if (!take(batch[i])) return;
     }
   }
-  report(step, result, step.count, step.count * size, now_ns() - start_ns, latency, before,
+  report(ctx, step, result, step.count, step.count * size, now_ns() - start_ns, latency, before,
          cache_counts(ctx.system), deltas_before);
 }
 
@@ -189,7 +193,7 @@ void exec_dma_bench(RunContext& ctx, const Step& step, StepResult& result) {
     a.FreeBuffer(window);  // each dma_bench step has a window of its own, never a pile of them
   }
   if (!ctx.check_status(step, status, a, result)) return;
-  report(step, result, step.count, step.count * step.size, now_ns() - start_ns, latency, before,
+  report(ctx, step, result, step.count, step.count * step.size, now_ns() - start_ns, latency, before,
          cache_counts(ctx.system), deltas_before);
 }
 

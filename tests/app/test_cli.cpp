@@ -47,6 +47,16 @@ TEST_CASE("run options parse", "[app]") {
   CHECK(o.vcd == "w.vcd");
 }
 
+TEST_CASE("run takes several files, with --out-dir", "[app]") {
+  CliOptions o;
+  std::string error;
+  REQUIRE(parse_cli({"run", "a.json", "b/c.json", "--out-dir", "d", "--seed", "3"}, &o, &error));
+  CHECK(o.file == "a.json");
+  CHECK(o.files == std::vector<std::string>{"a.json", "b/c.json"});
+  CHECK(o.out_dir == "d");
+  CHECK(o.seed == 3u);
+}
+
 TEST_CASE("bad command lines are refused with a reason", "[app]") {
   CliOptions o;
   std::string error;
@@ -55,7 +65,14 @@ TEST_CASE("bad command lines are refused with a reason", "[app]") {
   CHECK(error == "unknown command \"frobnicate\"");
   CHECK_FALSE(parse_cli({"run"}, &o, &error));
   CHECK(error == "run needs a scenario file");
-  CHECK_FALSE(parse_cli({"run", "a.json", "b.json"}, &o, &error));
+  CHECK_FALSE(parse_cli({"validate", "a.json", "b.json"}, &o, &error));
+  CHECK(error == "more than one file given (\"a.json\", \"b.json\")");
+  CHECK_FALSE(parse_cli({"run", "a.json", "b.json", "--out", "r.json"}, &o, &error));
+  CHECK(error == "--out takes a single scenario file (several: --out-dir DIR)");
+  CHECK_FALSE(parse_cli({"run", "a.json", "b.json", "--trace", "t.json"}, &o, &error));
+  CHECK(error == "--trace and --vcd take a single scenario file");
+  CHECK_FALSE(parse_cli({"run", "a.json", "--out", "r.json", "--out-dir", "d"}, &o, &error));
+  CHECK(error == "--out and --out-dir together");
   CHECK_FALSE(parse_cli({"run", "a.json", "--bogus"}, &o, &error));
   CHECK(error == "unknown option \"--bogus\" for run");
   CHECK_FALSE(parse_cli({"run", "a.json", "--out"}, &o, &error));

@@ -2,8 +2,8 @@
 # Usage: determinism.sh RNICSIM SOURCE_DIR
 # Same scenario + same seed => byte-identical results JSON apart from the top-level wall_s
 # (host wall-clock time); another --seed changes random fills and random address patterns;
-# results do not depend on which scenario ran before (each `rnicsim run` is its own process,
-# since a SystemC process elaborates only once, so this checks no state leaks through files).
+# results do not depend on which scenario ran before, in another process or in the same one
+# (`rnicsim run` with several files: one simulation, a platform per file).
 set -euo pipefail
 rnicsim=$1
 src=$2
@@ -26,7 +26,12 @@ run() {
     fail "rnicsim run $file $* exited $got, expected $want"
     cat "$out.stderr"
   fi
-  python3 - "$out" <<'EOF'
+  run_strip "$out"
+}
+
+# run_strip OUT: OUT.stripped is OUT without its wall_s line (exactly one).
+run_strip() {
+  python3 - "$1" <<'EOF'
 import re, sys
 path = sys.argv[1]
 with open(path, "rb") as f:
@@ -87,7 +92,8 @@ else
   echo "ok: random fill differs between seeds ($got1 vs $got2)"
 fi
 
-# 3. Order: quickstart then the workload, and the workload then quickstart.
+# 3. Order: across processes (no state leaks through files), quickstart then the workload
+# and the workload then quickstart.
 mkdir "$work/order1" "$work/order2"
 run "$work/order1/q.json" 0 "$quickstart"
 run "$work/order1/w.json" 0 "$workload"
@@ -96,6 +102,53 @@ run "$work/order2/q.json" 0 "$quickstart"
 same "$work/order1/q.json" "$work/order2/q.json" "quickstart, before or after the workload"
 same "$work/order1/w.json" "$work/order2/w.json" "workload, before or after quickstart"
 same "$work/order1/q.json" "$work/q1.json" "quickstart, same as its first run"
+
+# 4. Order within one process: `rnicsim run F1 F2 ...` simulates the files together, each on
+# a platform of its own (all name their nodes A and B). Each file's results must be those of
+# its lone run, whatever the order; the probe fails (exit 1), so the run exits 1.
+run "$work/p0.json" 1 "$probe"
+together() {  # together DIR FILE...: one process, --out-dir DIR, exit 1 expected
+  local dir=$1 got=0
+  shift
+  mkdir "$dir"
+  "$rnicsim" run "$@" --quiet --out-dir "$dir" 2>"$dir.stderr" || got=$?
+  if [ "$got" != 1 ]; then
+    fail "rnicsim run $* exited $got, expected 1 (the probe's)"
+    cat "$dir.stderr"
+  fi
+  local f
+  for f in "$dir"/*.json; do run_strip "$f"; done
+}
+together "$work/one1" "$quickstart" "$workload" "$probe"
+together "$work/one2" "$probe" "$workload" "$quickstart"
+# The same JSON as alone, but for deltas_per_op: delta cycles are the shared kernel's, and a
+# run of several leaves them out of each step's metrics (and wall_s, the whole run's).
+as_alone() {  # as_alone TOGETHER ALONE WHAT
+  if python3 - "$1" "$2" <<'EOF'
+import json, sys
+together, alone = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (together, alone):
+    d.pop("wall_s")
+for step in alone["steps"]:
+    step.get("metrics", {}).pop("deltas_per_op", None)
+if any("deltas_per_op" in s.get("metrics", {}) for s in together["steps"]):
+    sys.exit("deltas_per_op reported in a shared simulation")
+sys.exit(0 if together == alone else 1)
+EOF
+  then
+    echo "ok: $3"
+  else
+    fail "$3"
+  fi
+}
+for order in one1 one2; do
+  as_alone "$work/$order/quickstart.json" "$work/q1.json" "quickstart in one process ($order), as alone"
+  as_alone "$work/$order/random-workload.json" "$work/w5c.json" "workload in one process ($order), as alone"
+  as_alone "$work/$order/random-fill-probe.json" "$work/p0.json" "probe in one process ($order), as alone"
+done
+# And byte-identical between the two orders.
+same "$work/one1/random-workload.json" "$work/one2/random-workload.json" "workload, both orders in one process"
+same "$work/one1/quickstart.json" "$work/one2/quickstart.json" "quickstart, both orders in one process"
 
 if [ "$failures" != 0 ]; then
   echo "determinism: $failures check(s) failed"
