@@ -17,6 +17,7 @@
 #include "app/results.h"
 #include "app/runner.h"
 #include "app/scenario.h"
+#include "app/scenario_parse.h"
 #include "app/stats_table.h"
 #include "app/text.h"
 #include "app/trace_writer.h"
@@ -315,6 +316,16 @@ bool out_dir_paths(const CliOptions& o, std::vector<std::string>* paths, std::st
   return true;
 }
 
+// The most a file's buffers take at once: its allocs, plus its largest dma_bench window.
+uint64_t buffer_bytes(const Scenario& scenario) {
+  uint64_t allocs = 0, window = 0;
+  for (const Step& step : scenario.steps) {
+    if (step.op == Op::Alloc) allocs += step.size;
+    if (step.op == Op::DmaBench) window = std::max(window, step.window);
+  }
+  return allocs + window;
+}
+
 // Severity of an outcome's exit status: a run of several exits with the worst.
 int severity(int status) {
   switch (status) {
@@ -341,6 +352,15 @@ int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
     }
   }
   if (!loaded) return kExitInvalid;
+  // One process holds every file's memory: the cap of one file holds for them together.
+  uint64_t buffers = 0;
+  for (const Scenario& scenario : scenarios) buffers += buffer_bytes(scenario);
+  if (scenarios.size() > 1 && buffers > kMaxAllocBytesTotal) {
+    err << "rnicsim: the files' buffers would total " << (buffers >> 20)
+        << " MiB, more than the " << (kMaxAllocBytesTotal >> 30)
+        << " GiB one run may allocate (run them in several)\n";
+    return kExitInvalid;
+  }
   std::vector<std::string> out_paths;
   if (!o.out_dir.empty()) {
     std::string error;
