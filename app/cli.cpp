@@ -121,7 +121,8 @@ const char* const kPresetsUsage =
 // Options that take a value; `--name=value` is accepted too.
 bool takes_value(const std::string& o) {
   return o == "--out" || o == "--out-dir" || o == "--trace" || o == "--vcd" || o == "--set" ||
-         o == "--seed" || o == "--preset" || o == "--trace-limit" || o == "--vcd-period" || o == "--steps";
+         o == "--seed" || o == "--preset" || o == "--trace-limit" || o == "--vcd-period" ||
+         o == "--steps";
 }
 
 bool allowed(const std::string& command, const std::string& o) {
@@ -356,9 +357,8 @@ int cmd_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   uint64_t buffers = 0;
   for (const Scenario& scenario : scenarios) buffers += buffer_bytes(scenario);
   if (scenarios.size() > 1 && buffers > kMaxAllocBytesTotal) {
-    err << "rnicsim: the files' buffers would total " << (buffers >> 20)
-        << " MiB, more than the " << (kMaxAllocBytesTotal >> 30)
-        << " GiB one run may allocate (run them in several)\n";
+    err << "rnicsim: the files' buffers would total " << (buffers >> 20) << " MiB, more than the "
+        << (kMaxAllocBytesTotal >> 30) << " GiB one run may allocate (run them in several)\n";
     return kExitInvalid;
   }
   std::vector<std::string> out_paths;

@@ -19,7 +19,7 @@ constexpr uint64_t kMaxTraceLimit = 10000000;  // --trace-limit
 
 struct CliOptions {
   std::string command;  // run, validate, gen, expect, params, presets, help, version
-  std::string file;                // the (first) file
+  std::string file;     // the (first) file
   std::vector<std::string> files;  // run: every file, in order
   std::string out, out_dir, trace, vcd;
   std::vector<std::string> sets;  // "key=value"

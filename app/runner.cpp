@@ -194,9 +194,9 @@ void simulate(const std::vector<Instance*>& instances, const std::vector<RunResu
   bool showing = false;
   sc_core::sc_time chunk(1, sc_core::SC_US);
   // The first slice elaborates and initialises: nothing is pending before it.
-  for (bool first = true; first || (!all_finished(instances) &&
-                                    sc_core::sc_get_status() != sc_core::SC_STOPPED &&
-                                    sc_core::sc_pending_activity());
+  for (bool first = true;
+       first || (!all_finished(instances) && sc_core::sc_get_status() != sc_core::SC_STOPPED &&
+                 sc_core::sc_pending_activity());
        first = false) {
     const auto before = Clock::now();
     // Never a slice with nothing in it (SystemC warns about those): at least to the next event.
@@ -217,7 +217,8 @@ void simulate(const std::vector<Instance*>& instances, const std::vector<RunResu
     size_t done = 0;
     for (const RunResult& r : results) done += r.steps.size();
     const double sim_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
-    std::fprintf(stderr, "\r\033[Krnicsim: %.3f us simulated, %zu/%zu steps done, %.3f us/s, %.1f s",
+    std::fprintf(stderr,
+                 "\r\033[Krnicsim: %.3f us simulated, %zu/%zu steps done, %.3f us/s, %.1f s",
                  sim_us, done, steps, sim_us / elapsed, elapsed);
     std::fflush(stderr);
   }
@@ -447,8 +448,7 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
       if (!options.vcd.empty()) {
         probe = std::make_unique<VcdProbe>(
             "vcd_probe", lone->system, options.vcd,
-            sc_core::sc_time(double(std::max<uint64_t>(1, options.vcd_period_ns)),
-                             sc_core::SC_NS));
+            sc_core::sc_time(double(std::max<uint64_t>(1, options.vcd_period_ns)), sc_core::SC_NS));
       }
     }
     simulate(instances, results, steps, options.progress);
@@ -459,15 +459,14 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
       if (!instance.end.collected()) instance.end.collect();
       if (!instance.driver.finished && result.outcome == RunOutcome::Passed) {
         result.outcome = RunOutcome::Internal;
-        result.message =
-            "simulation stalled in step " + std::to_string(result.steps.size()) + ": no more events";
+        result.message = "simulation stalled in step " + std::to_string(result.steps.size()) +
+                         ": no more events";
       }
       // The device touched host memory no valid token and range allowed (SPEC.md 6): whatever
       // the completions said, the scenario fails.
       if (instance.end.violations() > 0 && result.outcome == RunOutcome::Passed) {
         result.outcome = RunOutcome::Failed;
-        result.message = "the protection monitor saw " +
-                         std::to_string(instance.end.violations()) +
+        result.message = "the protection monitor saw " + std::to_string(instance.end.violations()) +
                          " DMA(s) outside every range the device was given";
       }
     }

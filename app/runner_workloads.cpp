@@ -56,8 +56,10 @@ void report(const RunContext& ctx, const Step& step, StepResult& result, uint64_
       {"latency_ns.p90", ns(latency_ps.percentile(0.90))},
       {"latency_ns.p99", ns(latency_ps.percentile(0.99))},
       {"latency_ns.max", ns(latency_ps.max())},
-      {"mtt.hit_rate", rate(after.mtt_hits - before.mtt_hits, after.mtt_misses - before.mtt_misses)},
-      {"mpt.hit_rate", rate(after.mpt_hits - before.mpt_hits, after.mpt_misses - before.mpt_misses)},
+      {"mtt.hit_rate",
+       rate(after.mtt_hits - before.mtt_hits, after.mtt_misses - before.mtt_misses)},
+      {"mpt.hit_rate",
+       rate(after.mpt_hits - before.mpt_hits, after.mpt_misses - before.mpt_misses)},
   };
   if (!ctx.shared_simulation) {
     result.metrics.emplace_back("deltas_per_op",
@@ -193,8 +195,8 @@ void exec_dma_bench(RunContext& ctx, const Step& step, StepResult& result) {
     a.FreeBuffer(window);  // each dma_bench step has a window of its own, never a pile of them
   }
   if (!ctx.check_status(step, status, a, result)) return;
-  report(ctx, step, result, step.count, step.count * step.size, now_ns() - start_ns, latency, before,
-         cache_counts(ctx.system), deltas_before);
+  report(ctx, step, result, step.count, step.count * step.size, now_ns() - start_ns, latency,
+         before, cache_counts(ctx.system), deltas_before);
 }
 
 }  // namespace rnic::app

@@ -61,9 +61,8 @@ TEST_CASE("run with several files: one run's memory cap holds for them together"
   // 1 GiB each is within a file's cap (1 GiB per node, 2 GiB in all); three are not.
   const std::string text = R"({"name": "big", "steps": [
       {"op": "alloc", "node": "A", "name": "b", "size": 1073741824}]})";
-  const std::vector<std::string> files = {temp_file("big1.json", text),
-                                          temp_file("big2.json", text),
-                                          temp_file("big3.json", text)};
+  const std::vector<std::string> files = {
+      temp_file("big1.json", text), temp_file("big2.json", text), temp_file("big3.json", text)};
   std::string out, err;
   CHECK(run({"validate", files[0]}, &out, &err) == kExitPassed);
   CHECK(run({"run", files[0], files[1], files[2], "--quiet"}, &out, &err) == kExitInvalid);
@@ -79,8 +78,7 @@ TEST_CASE("run with several files: two with the same name cannot share --out-dir
   const std::string a = temp_file("same.json", text);
   std::string out, err;
   CHECK(run({"run", a, a, "--out-dir", "/tmp", "--quiet"}, &out, &err) == kExitInvalid);
-  CHECK(err.find("--out-dir: two files named \"rnicsim_app_test_same.json\"") !=
-        std::string::npos);
+  CHECK(err.find("--out-dir: two files named \"rnicsim_app_test_same.json\"") != std::string::npos);
 }
 
 TEST_CASE("bad command lines are refused with a reason", "[app]") {

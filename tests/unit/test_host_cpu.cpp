@@ -17,7 +17,7 @@ struct CpuBench {
   HostMemoryConfig config{1 << 20, 0};
   HostMemory memory{"memory", config};
   HostCpu cpu{"cpu"};
-  MemoryStub bar{"bar"};  // MMIO and benchmark requests: unused here
+  MemoryStub bar{"bar"};     // MMIO and benchmark requests: unused here
   InitiatorStub dev{"dev"};  // the device port; its two writers are spawned threads
 
   CpuBench() {
