@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The modeled platform: N nodes (host memory + PCIe link + RNIC + host CPU port), their ports
-// all connected to one switch. Built once per process (SystemC elaborates once).
+// all connected to one switch. Built during elaboration (SystemC elaborates once); a process
+// may hold several, each under a parent module of its own (rnicsim run with several files).
 #pragma once
 
 #include <memory>
