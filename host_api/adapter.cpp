@@ -7,7 +7,7 @@
 
 #include "host_api/adapter_impl.h"
 #include "host_api/limits.h"
-#include "model/rnic/bar.h"
+#include "model/rnic/abi/bar.h"
 
 namespace rnic::host {
 

@@ -17,9 +17,9 @@
 #include <systemc>
 
 #include "host_api/ndk.h"
-#include "model/config.h"
-#include "model/rnic/icm.h"
-#include "model/rnic/wqe.h"
+#include "model/config/config.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/abi/wqe.h"
 #include "tlm/histogram.h"
 
 namespace rnic {

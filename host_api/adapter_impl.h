@@ -9,9 +9,9 @@
 
 #include "host_api/adapter.h"
 #include "model/host/host_cpu.h"
-#include "model/rnic/icm.h"
-#include "model/rnic/messages.h"
-#include "model/rnic/wqe.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/abi/bar.h"
+#include "model/rnic/abi/wqe.h"
 
 namespace rnic::host {
 

@@ -4,7 +4,7 @@
 
 #include "host_api/adapter.h"
 #include "host_api/adapter_impl.h"
-#include "model/rnic/bar.h"
+#include "model/rnic/abi/bar.h"
 
 namespace rnic::host {
 

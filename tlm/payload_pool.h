@@ -81,25 +81,4 @@ tlm::tlm_response_status send_message(PayloadPool& pool, Socket& socket, T& mess
   return gp->get_response_status();
 }
 
-// One DMA transaction to host memory. Returns false on an error response.
-template <typename Socket>
-bool dma_transfer(PayloadPool& pool, Socket& socket, tlm::tlm_command command, uint64_t address,
-                  uint8_t* data, uint32_t length, DmaSource source, sc_core::sc_time& delay) {
-  ScopedPayload gp(pool);
-  DmaExtension ext;
-  ext.source = source;
-  gp->set_extension(&ext);
-  gp->set_command(command);
-  gp->set_address(address);
-  gp->set_data_ptr(data);
-  gp->set_data_length(length);
-  gp->set_streaming_width(length);
-  gp->set_byte_enable_ptr(nullptr);
-  gp->set_dmi_allowed(false);
-  gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  socket->b_transport(*gp, delay);
-  gp->clear_extension(&ext);
-  return gp->is_response_ok();
-}
-
 }  // namespace rnic

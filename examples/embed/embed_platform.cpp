@@ -21,17 +21,17 @@
 
 #include "host_api/adapter.h"
 #include "host_api/ndk.h"
-#include "model/config.h"
+#include "model/config/config.h"
 #include "model/fabric/switch.h"
 #include "model/host/host_cpu.h"
-#include "model/rnic/bar.h"
+#include "model/rnic/abi/bar.h"
 #include "model/rnic/rnic.h"
 
 namespace embed {
 
 constexpr uint64_t kMemoryBytes = 256ull << 20;   // DRAM at physical 0
 constexpr uint64_t kBarBase = 0xF000'0000'0000ull;  // where this platform maps BAR 0
-// BAR 0: four 1 MiB register windows (model/rnic/bar.h), the last holding the context-change
+// BAR 0: four 1 MiB register windows (model/rnic/abi/bar.h), the last holding the context-change
 // register.
 constexpr uint64_t kBarBytes = rnic::bar::kContextChange + rnic::bar::kWindowBytes;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/fabric/switch.h"
 
-#include "model/rnic/port.h"
+#include "model/rnic/net/port.h"
 
 namespace rnic {
 

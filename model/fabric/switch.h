@@ -12,8 +12,8 @@
 #include <systemc>
 #include <tlm>
 
-#include "model/config.h"
-#include "model/rnic/messages.h"
+#include "model/config/config.h"
+#include "model/rnic/msg/messages.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/host/host_cpu.h"
 
-#include "model/rnic/byte_order.h"
+#include "model/rnic/util/byte_order.h"
 #include "tlm/payload_pool.h"
 #include "tlm/timing.h"
 

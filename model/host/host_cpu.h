@@ -7,7 +7,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "model/rnic/dma_bench.h"
+#include "model/instruments/dma_bench.h"
 #include "tlm/dmi_cache.h"
 #include "tlm/sockets.h"
 

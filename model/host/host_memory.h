@@ -13,7 +13,8 @@
 #include <systemc>
 #include <tlm>
 
-#include "model/config.h"
+#include "model/config/config.h"
+#include "model/rnic/msg/dma.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 

@@ -8,7 +8,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "model/config.h"
+#include "model/config/config.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"

@@ -10,12 +10,12 @@
 
 #include <systemc>
 
-#include "model/config.h"
+#include "model/config/config.h"
 #include "model/fabric/switch.h"
 #include "model/host/host_cpu.h"
 #include "model/host/host_memory.h"
 #include "model/host/pcie_link.h"
-#include "model/rnic/protection_monitor.h"
+#include "model/instruments/protection_monitor.h"
 #include "model/rnic/rnic.h"
 #include "tlm/stats.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "app/cli.h"
-#include "app/results.h"
+#include "app/cli/cli.h"
+#include "app/runner/results.h"
 
 using namespace rnic::app;
 

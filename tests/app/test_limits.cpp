@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "app/cli.h"
-#include "app/scenario.h"
+#include "app/cli/cli.h"
+#include "app/scenario/scenario.h"
 
 using namespace rnic::app;
 

@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "app/params.h"
+#include "app/scenario/params.h"
 
 using namespace rnic;
 using namespace rnic::app;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reference model (app/reference_model.h) on hand-written steps: statuses, completions,
+// The reference model (app/reference/model.h) on hand-written steps: statuses, completions,
 // bytes and the race rules; the generator's output and the expectation refill.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "app/generator.h"
-#include "app/reference_model.h"
-#include "app/scenario.h"
+#include "app/generator/generator.h"
+#include "app/reference/model.h"
+#include "app/scenario/scenario.h"
 #include "host_api/ndk.h"
 
 using namespace rnic::app;

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "app/scenario.h"
+#include "app/scenario/scenario.h"
 #include "host_api/ndk.h"
 
 using namespace rnic;

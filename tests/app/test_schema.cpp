@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "app/params.h"
-#include "app/runner.h"
-#include "app/scenario.h"
-#include "app/scenario_parse.h"
+#include "app/scenario/params.h"
+#include "app/runner/runner.h"
+#include "app/scenario/scenario.h"
+#include "app/scenario/parse.h"
 
 using namespace rnic::app;
 using nlohmann::json;

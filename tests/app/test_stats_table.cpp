@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "app/cli.h"
-#include "app/results.h"
-#include "app/runner.h"
-#include "app/scenario.h"
-#include "app/stats_table.h"
+#include "app/cli/cli.h"
+#include "app/runner/results.h"
+#include "app/runner/runner.h"
+#include "app/scenario/scenario.h"
+#include "app/runner/stats_table.h"
 
 using namespace rnic::app;
 

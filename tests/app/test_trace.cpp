@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The trace writer (app/trace_writer.h): tracks, lanes, flows, the event limit.
+// The trace writer (app/observe/trace_writer.h): tracks, lanes, flows, the event limit.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 
-#include "app/cli.h"
-#include "app/trace_writer.h"
+#include "app/cli/cli.h"
+#include "app/observe/trace_writer.h"
 
 using rnic::app::TraceWriter;
 using sc_core::SC_NS;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "app/scenario.h"
+#include "app/scenario/scenario.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "model/rnic/byte_order.h"
+#include "model/rnic/util/byte_order.h"
 #include "support/report_handler.h"
 
 namespace rnic::test {

@@ -5,7 +5,8 @@
 // runs a script in its own SC_THREAD. A test bench owns the unit plus these stubs.
 #pragma once
 
-#include "model/rnic/icm.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/dma.h"
 
 #include <cstdint>
 #include <functional>

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <vector>
 
-#include "model/rnic/byte_order.h"
-#include "model/rnic/icm.h"
-#include "model/rnic/wqe.h"
+#include "model/rnic/util/byte_order.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/abi/wqe.h"
 
 using namespace rnic;
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "model/rnic/protection_rules.h"
+#include "model/rnic/protection/protection_rules.h"
 
 using namespace rnic;
 

@@ -2,7 +2,7 @@
 // The translation/MPT cache: modulo set mapping, LRU inside a set, invalidation.
 #include <catch2/catch.hpp>
 
-#include "model/rnic/set_assoc_cache.h"
+#include "model/rnic/util/set_assoc_cache.h"
 
 using rnic::SetAssocCache;
 

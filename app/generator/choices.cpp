@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// What `rnicsim gen` chooses from: views of the reference model's state, and SGLs and remote
+// targets that are mostly usable, with a share of each negative.
+#include <algorithm>
+
+#include "app/generator/impl.h"
+#include "host_api/ndk.h"
+
+namespace rnic::app {
+
+using refm::Mpt;
+using refm::MptKind;
+using namespace gen;
+
+bool Generator::healthy(const std::string& qp) const {
+  const refm::Qp& q = model_->state().qps.at(qp);
+  return !q.error && !model_->state().qps.at(q.peer).error;
+}
+
+std::vector<std::string> Generator::qps() const {
+  std::vector<std::string> out;
+  for (const auto& [name, qp] : model_->state().qps) {
+    if (qp.exists && qp.connected) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<std::string> Generator::regions(uint32_t node) const {
+  std::vector<std::string> out;
+  for (const auto& [name, m] : model_->state().mpts) {
+    if (m.exists && m.node == node && m.kind != MptKind::Mw) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<std::string> Generator::windows(uint32_t node) const {
+  std::vector<std::string> out;
+  for (const auto& [name, m] : model_->state().mpts) {
+    if (m.exists && m.node == node && m.kind == MptKind::Mw) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<std::string> Generator::buffers(uint32_t node) const {
+  std::vector<std::string> out;
+  for (const auto& [name, b] : model_->state().buffers) {
+    if (b.node == node) out.push_back(name);
+  }
+  return out;
+}
+
+OrderedJson Generator::flags(const std::vector<std::pair<const char*, double>>& choices) {
+  OrderedJson out = OrderedJson::array();
+  for (const auto& [name, p] : choices) {
+    if (chance(p)) out.push_back(name);
+  }
+  return out;
+}
+
+uint64_t Generator::transfer_length() {
+  const uint64_t r = uniform(0, 99);
+  if (r < 6) return 0;
+  if (r < 56) return uniform(1, 256);
+  if (r < 90) return uniform(257, 4096);
+  return uniform(4097, 12000);
+}
+
+OrderedJson Generator::sgl_for(const std::string& qp_name, uint64_t total, uint32_t rights,
+                               size_t max_sges) {
+  const refm::Qp& qp = model_->state().qps.at(qp_name);
+  const uint32_t max_sge = std::min<uint32_t>(scenario_.config.rnic.qp.max_sge, 4);
+  size_t n = total == 0 ? uniform(0, 1) : uniform(1, std::min<size_t>(max_sges, 3));
+  if (chance(0.03)) n = max_sge + 1;  // above the adapter's limit: INVALID_PARAMETER
+  std::vector<uint64_t> parts(n, 0);
+  for (uint64_t left = total, i = 0; i < n; ++i) {
+    parts[i] = i + 1 == n ? left : uniform(0, left);
+    left -= parts[i];
+  }
+  const std::vector<std::string> all = regions(qp.node);
+  OrderedJson sgl = OrderedJson::array();
+  for (uint64_t part : parts) {
+    std::vector<std::string> good;
+    for (const std::string& name : all) {
+      const Mpt& m = model_->state().mpts.at(name);
+      if (usable(m) && m.pd == qp.pd && (m.rights & rights) == rights && m.length >= part)
+        good.push_back(name);
+    }
+    if (all.empty()) break;
+    const std::string& name = !good.empty() && chance(0.95) ? pick(good) : pick(all);
+    const Mpt& m = model_->state().mpts.at(name);
+    uint64_t offset = m.valid && m.length >= part ? uniform(0, m.length - part) : uniform(0, 4096);
+    if (chance(0.02) && m.valid && m.length >= part) offset = m.length - part + uniform(1, 64);
+    OrderedJson sge;
+    sge["mr"] = name;
+    sge["offset"] = offset;
+    sge["length"] = part;
+    sgl.push_back(sge);
+  }
+  return sgl;
+}
+
+OrderedJson Generator::remote_for(const std::string& qp_name, uint64_t total, uint32_t right) {
+  const refm::State& st = model_->state();
+  const refm::Qp& qp = st.qps.at(qp_name);
+  const refm::Qp& peer = st.qps.at(qp.peer);
+  const uint32_t pnode = peer.node;
+  std::vector<std::string> all = regions(pnode), good;
+  for (const std::string& w : windows(pnode)) all.push_back(w);
+  std::vector<std::string> wrong_qp;
+  for (const std::string& name : all) {
+    const Mpt& m = st.mpts.at(name);
+    if (!usable(m) || m.pd != peer.pd || !(m.rights & right) || m.length < total) continue;
+    (m.kind != MptKind::Mw || m.bound_qp == qp.peer ? good : wrong_qp).push_back(name);
+  }
+  const std::vector<std::string> bufs = buffers(pnode);
+  auto address = [&]() {
+    const std::string& b = pick(bufs);
+    const uint64_t size = st.buffers.at(b).size;
+    return ref_plus(b, "va", size > total ? uniform(0, size - total) : 0);
+  };
+  OrderedJson remote;
+  const uint64_t r = uniform(0, 99);
+  std::vector<std::string> stale;
+  for (const auto& [name, node] : saved_) {
+    if (node == pnode) stale.push_back(name);
+  }
+  std::vector<std::string> descriptors;
+  for (const std::string& w : windows(pnode)) {
+    if (st.mpts.at(w).zero_based) descriptors.push_back(w);
+  }
+  if (r < 5 && !stale.empty()) {  // a token saved earlier: stale by now, or not
+    remote["token"] = "$" + pick(stale);
+    remote["address"] = address();
+  } else if (r < 7) {  // a token of the requester's own node
+    const std::vector<std::string> mine = regions(qp.node);
+    remote["token"] =
+        mine.empty() ? OrderedJson(kInvalidToken) : OrderedJson(ref(pick(mine), "token"));
+    remote["address"] = address();
+  } else if (r < 8) {
+    remote["token"] = kInvalidToken;
+    remote["address"] = address();
+  } else if (r < 12 && !descriptors.empty()) {  // through a user-mode window descriptor
+    remote["descriptor"] = pick(descriptors);
+    remote["offset"] = uniform(0, 8192);
+  } else if (r < 16 && !good.empty()) {  // the right object and range, another tag: stale
+    const std::string& name = pick(good);
+    const Mpt& m = st.mpts.at(name);
+    remote["token"] = ref(name, "token") + (chance(0.5) ? "+1" : "-1");
+    remote["address"] = ref_plus(name, "va", m.length > total ? uniform(0, m.length - total) : 0);
+  } else if (r < 20 && !wrong_qp.empty()) {  // a window of the responder's PD, another QP's
+    const std::string& name = pick(wrong_qp);
+    const Mpt& m = st.mpts.at(name);
+    remote["target"] = name;
+    remote["offset"] = m.length > total ? uniform(0, m.length - total) : 0;
+  } else {
+    const std::string& name = !good.empty() && chance(0.9) ? pick(good) : pick(all);
+    const Mpt& m = st.mpts.at(name);
+    uint64_t offset =
+        m.valid && m.length >= total ? uniform(0, m.length - total) : uniform(0, 4096);
+    if (chance(0.04) && m.valid && m.length >= total) offset = m.length - total + uniform(1, 100);
+    remote["target"] = name;
+    remote["offset"] = offset;
+  }
+  return remote;
+}
+
+}  // namespace rnic::app

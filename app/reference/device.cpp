@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reference model's device: each request runs to its end at once, in posting order,
+// with the checks of SPEC.md 5 in the order written there, then the error rules of SPEC.md 4.
+#include "app/reference/model.h"
+#include "host_api/ndk.h"
+
+namespace rnic::app {
+
+using namespace refm;
+using namespace ndk;
+
+namespace {
+
+constexpr uint32_t kRemoteWriteBit = 0x020;  // the remote half of ALLOW_REMOTE_WRITE (0x030)
+
+// [addr, addr + length) inside [base, base + size).
+bool inside(uint64_t addr, uint64_t length, uint64_t base, uint64_t size) {
+  return addr >= base && length <= size && addr - base <= size - length;
+}
+
+uint32_t type_of(Op op) {
+  switch (op) {
+    case Op::Read:
+      return NdkOperationTypeRead;
+    case Op::Write:
+      return NdkOperationTypeWrite;
+    case Op::Send:
+      return NdkOperationTypeSend;
+    case Op::Bind:
+      return NdkOperationTypeBind;
+    case Op::FastRegister:
+      return NdkOperationTypeFastRegister;
+    default:
+      return NdkOperationTypeInvalidate;
+  }
+}
+
+// SPEC.md 2: SEND_AND_SOLICIT_EVENT belongs to sends, INLINE to sends and writes; on any
+// other verb the request is malformed (docs/user-guide.md: a local QP operation error).
+bool malformed(const Request& r) {
+  if ((r.flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT) && r.op != Op::Send) return true;
+  return (r.flags & NDK_OP_FLAG_INLINE) && r.op != Op::Send && r.op != Op::Write;
+}
+
+uint64_t total_of(const std::vector<Sge>& sgl) {
+  uint64_t total = 0;
+  for (const Sge& sge : sgl) total += sge.length;
+  return total;
+}
+
+}  // namespace
+
+void ReferenceModel::complete(const std::string& qp, Completion c) {
+  Cq& cq = state_.cqs.at(state_.qps.at(qp).cq);
+  if (cq.pending.size() >= cq.depth)
+    throw RefUnsupported("CQ \"" + state_.qps.at(qp).cq + "\" would overflow");
+  cq.pending.push_back(std::move(c));
+}
+
+// SPEC.md 4: after its first error the QP is in the error state; its posted receives are
+// flushed CANCELLED in posting order (after the error's own completion, which the caller
+// has queued already); requests that run later complete CANCELLED (execute_request).
+void ReferenceModel::enter_error(const std::string& name) {
+  Qp& qp = state_.qps.at(name);
+  if (qp.error) return;
+  qp.error = true;
+  while (!qp.receives.empty()) {
+    const Receive r = qp.receives.front();
+    qp.receives.pop_front();
+    complete(name, Completion{STATUS_CANCELLED, NdkOperationTypeReceive, r.context, qp.context, 0,
+                              0, name, false, r.index});
+  }
+}
+
+void ReferenceModel::execute_request(const std::string& name, const Request& r) {
+  Qp& qp = state_.qps.at(name);
+  Completion c{STATUS_SUCCESS, type_of(r.op), r.context, qp.context, 0, 0, name, true, r.index};
+  if (qp.error) {
+    c.status = STATUS_CANCELLED;  // SPEC.md 4: queued or posted after the first error
+    complete(name, c);
+    return;
+  }
+  // Barriers end a batch (ReferenceModel::race): requests that change objects the next posts
+  // may name, and outcomes after which later requests of the batch could race.
+  bool barrier = r.op == Op::FastRegister || r.op == Op::Invalidate ||
+                 (r.op == Op::Send && r.invalidate_token) ||
+                 (r.op == Op::Read && (r.flags & NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE));
+  const bool had_receives = !qp.receives.empty();
+  uint32_t status = STATUS_SUCCESS;
+  if (malformed(r)) {
+    status = STATUS_INTERNAL_ERROR;
+  } else {
+    switch (r.op) {
+      case Op::Bind:
+        status = exec_bind(name, r);
+        break;
+      case Op::FastRegister:
+        status = exec_fast_register(name, r);
+        break;
+      case Op::Invalidate:
+        status = invalidate(name, r.target_token);  // SPEC.md 5 Invalidate
+        break;
+      case Op::Read:
+      case Op::Write:
+        status = exec_rdma(name, r);
+        break;
+      default:
+        status = exec_send(name, r);
+        break;
+    }
+  }
+  // A lost peer or a missing receive: the requester retries while later requests of the
+  // batch may reach the healthy responder. An error on a QP with posted receives: its flush
+  // completions would interleave with those of later requests.
+  if (status == STATUS_IO_TIMEOUT || (status != STATUS_SUCCESS && had_receives)) barrier = true;
+  Batch& batch = state_.batch;
+  if (barrier) batch.closed = true;
+  if (status == STATUS_SUCCESS) {
+    // SPEC.md 2 SILENT_SUCCESS: no completion when the request succeeds.
+    if (!(r.flags & NDK_OP_FLAG_SILENT_SUCCESS) || options_.broken_rule == "silent-success") {
+      complete(name, c);
+    } else {
+      batch.quiet = true;
+      batch.quiet_index = r.index;
+    }
+    return;
+  }
+  // A failure always completes (SPEC.md 2), then the QP is in error (SPEC.md 4).
+  batch.failed = true;
+  c.status = status;
+  complete(name, c);
+  enter_error(name);
+}
+
+// SPEC.md 5 Bind, checks in order; any failure -> ACCESS_VIOLATION (MW bind error).
+uint32_t ReferenceModel::exec_bind(const std::string& name, const Request& r) {
+  const Qp& qp = state_.qps.at(name);
+  Mpt& mw = state_.mpts.at(r.mw);
+  Mpt& mr = state_.mpts.at(r.mr);
+  if (mw.valid) return STATUS_ACCESS_VIOLATION;  // rebinding without invalidating
+  if (mw.pd != qp.pd || mr.pd != qp.pd) return STATUS_ACCESS_VIOLATION;
+  // The region is named by its token as the consumer knows it: a stale one fails (SPEC.md 1;
+  // after a failed FastRegister the consumer's tag is one the region never got).
+  if (!mr.valid || uint8_t(r.mr_token) != mr.tag) return STATUS_ACCESS_VIOLATION;
+  if (!inside(r.remote_addr, r.length, mr.base_va, mr.length)) return STATUS_ACCESS_VIOLATION;
+  if (r.remote_addr == 0) return STATUS_ACCESS_VIOLATION;
+  if (!(r.flags & (NDK_OP_FLAG_ALLOW_REMOTE_READ | kRemoteWriteBit)))
+    return STATUS_ACCESS_VIOLATION;  // no remote right asked for
+  // Success: VALID with the new tag, bound to this QP; the window's own rights.
+  mw.valid = true;
+  mw.tag = r.new_tag;
+  mw.bound_qp = name;
+  mw.region = r.mr;
+  mw.base_va = r.remote_addr;
+  mw.length = r.length;
+  mw.zero_based = r.zero_based;
+  mw.rights = (r.flags & NDK_OP_FLAG_ALLOW_REMOTE_READ ? kRemoteRead : 0) |
+              (r.flags & kRemoteWriteBit ? kRemoteWrite : 0);
+  ++mr.bound_windows;
+  return STATUS_SUCCESS;
+}
+
+// SPEC.md 5 FastRegister, checks in order; any failure -> ACCESS_VIOLATION.
+uint32_t ReferenceModel::exec_fast_register(const std::string& name, const Request& r) {
+  const Qp& qp = state_.qps.at(name);
+  Mpt& mr = state_.mpts.at(r.mr);
+  const uint64_t count = r.pages.size();
+  if (mr.kind != MptKind::FastMr || mr.valid) return STATUS_ACCESS_VIOLATION;
+  if (mr.pd != qp.pd) return STATUS_ACCESS_VIOLATION;
+  if (r.length > count * kPageSize - r.fbo) return STATUS_ACCESS_VIOLATION;
+  if (r.base_va % kPageSize != r.fbo || r.base_va == 0) return STATUS_ACCESS_VIOLATION;
+  for (const Page& page : r.pages) {
+    if (page.offset % kPageSize != 0) return STATUS_ACCESS_VIOLATION;  // misaligned page
+  }
+  if (!mr.fr_initialized || count > mr.fr_capacity) return STATUS_ACCESS_VIOLATION;
+  for (const Page& page : r.pages) {
+    if (page.buffer.empty())
+      throw RefUnsupported("a fast-register page array naming memory outside every buffer");
+  }
+  // Success: VALID with the new tag; the request's flags are the region's rights.
+  mr.valid = true;
+  mr.tag = r.new_tag;
+  mr.rights = (r.flags & NDK_OP_FLAG_ALLOW_LOCAL_WRITE ? kLocalWrite : 0) |
+              (r.flags & NDK_OP_FLAG_ALLOW_REMOTE_READ ? kRemoteRead : 0) |
+              (r.flags & kRemoteWriteBit ? kRemoteWrite : 0) |
+              (r.flags & NDK_OP_FLAG_RDMA_READ_SINK ? kReadSink : 0);
+  mr.base_va = r.base_va;
+  mr.length = r.length;
+  mr.fbo = r.fbo;
+  mr.pages = r.pages;
+  return STATUS_SUCCESS;
+}
+
+// SPEC.md 5 Invalidate (also SendAndInvalidate at the receiver and RDMA_READ_LOCAL_INVALIDATE),
+// on QP `qp`: only fast-register regions and windows, current token, VALID, a region without
+// bound windows. SPEC.md names no QP or PD rule; the InfiniBand ones apply (SPEC.md's
+// fallback, and the timed model's reading): the object is in the QP's PD, and a window is
+// invalidated through the QP it is bound to (a type 2B window). Success: FREE; a window lets
+// go of its region.
+uint32_t ReferenceModel::invalidate(const std::string& qp, uint32_t token) {
+  const Qp& on = state_.qps.at(qp);
+  const Mpt* found = object_of(on.node, token);
+  if (!found) return STATUS_ACCESS_VIOLATION;
+  Mpt& m = state_.mpts.at(found->name);
+  if (m.kind == MptKind::Mr) return STATUS_ACCESS_VIOLATION;
+  if (uint8_t(token) != m.tag || !m.valid) return STATUS_ACCESS_VIOLATION;
+  if (m.pd != on.pd || (m.kind == MptKind::Mw && m.bound_qp != qp)) return STATUS_ACCESS_VIOLATION;
+  if (m.kind == MptKind::FastMr && m.bound_windows > 0) return STATUS_ACCESS_VIOLATION;
+  m.valid = false;
+  if (m.kind == MptKind::Mw) {
+    --state_.mpts.at(m.region).bound_windows;
+    m.bound_qp.clear();
+    m.region.clear();
+  }
+  return STATUS_SUCCESS;
+}
+
+// SPEC.md 5 Read and Write: the requester's checks, then the responder's; data moves only
+// after every check passed (SPEC.md 6).
+uint32_t ReferenceModel::exec_rdma(const std::string& name, const Request& r) {
+  const Qp& qp = state_.qps.at(name);
+  const bool write = r.op == Op::Write;
+  const bool inline_data = write && (r.flags & NDK_OP_FLAG_INLINE);
+  const uint64_t total = total_of(r.sgl);
+  // Sinks need local write and, unless the adapter says otherwise, RDMA_READ_SINK; a write's
+  // sources need only local read, which is always granted (SPEC.md 2).
+  const uint32_t rights =
+      write ? 0
+            : kLocalWrite |
+                  (adapter_flags_ & NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED ? 0 : kReadSink);
+  if (!inline_data) {
+    for (const Sge& sge : r.sgl) {
+      // An SGE of zero bytes names no memory: not checked (SPEC.md is silent; the timed
+      // model's reading, as InfiniBand does not validate zero-length data segments).
+      if (sge.length > 0 && check_local(qp, sge, rights) != STATUS_SUCCESS)
+        return STATUS_ACCESS_VIOLATION;
+    }
+  }
+  const Qp& peer = state_.qps.at(qp.peer);
+  // A QP in the error state drops what arrives: the requester's retries run out (SPEC.md 3
+  // IO_TIMEOUT, "lost peer").
+  if (peer.error) return STATUS_IO_TIMEOUT;
+  std::vector<Footprint> remote;
+  if (total > 0) {  // a zero-length transfer skips the key checks
+    if (check_remote(qp.peer, r.remote_token, r.remote_addr, total,
+                     write ? kRemoteWrite : kRemoteRead) != STATUS_SUCCESS) {
+      enter_error(qp.peer);  // both QPs to error, the responder's receives flushed
+      return STATUS_ACCESS_VIOLATION;
+    }
+    remote = pieces(*object_of(peer.node, r.remote_token), r.remote_addr, total);
+  }
+  if (write) {
+    scatter(remote, inline_data ? r.inline_data : gather(local_pieces(qp, r.sgl)));
+  } else {
+    scatter(local_pieces(qp, r.sgl), gather(remote));  // the sinks in order
+  }
+  // RDMA_READ_LOCAL_INVALIDATE (adapter capability; ignored otherwise): the read then
+  // invalidates its first sink's token; failing that is a local protection error. The first
+  // sink is the first SGE with bytes: zero-length SGEs name no memory (as above).
+  if (!write && (r.flags & NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE) &&
+      (adapter_flags_ & NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED)) {
+    for (const Sge& sge : r.sgl) {
+      if (sge.length > 0) return invalidate(name, sge.token);
+    }
+  }
+  return STATUS_SUCCESS;
+}
+
+// SPEC.md 5 Send / Receive / SendAndInvalidate.
+uint32_t ReferenceModel::exec_send(const std::string& name, const Request& r) {
+  const Qp& qp = state_.qps.at(name);
+  const bool inline_data = (r.flags & NDK_OP_FLAG_INLINE) != 0;
+  if (!inline_data) {
+    for (const Sge& sge : r.sgl) {
+      if (sge.length > 0 && check_local(qp, sge, 0) != STATUS_SUCCESS)
+        return STATUS_ACCESS_VIOLATION;  // zero-length SGEs unchecked, as for reads
+    }
+  }
+  Qp& peer = state_.qps.at(qp.peer);
+  if (peer.error) return STATUS_IO_TIMEOUT;
+  // No receive posted: retries, then IO_TIMEOUT; the receiver is untouched.
+  if (peer.receives.empty()) return STATUS_IO_TIMEOUT;
+  const Receive receive = peer.receives.front();
+  peer.receives.pop_front();
+  const std::vector<uint8_t> data = inline_data ? r.inline_data : gather(local_pieces(qp, r.sgl));
+  Completion c{
+      STATUS_SUCCESS, NdkOperationTypeReceive, receive.context, peer.context, 0, 0, qp.peer, false,
+      receive.index};
+  uint32_t status = STATUS_SUCCESS;
+  if (data.size() > total_of(receive.sgl)) {
+    // Receive buffer too small: the receiver's local length error, the sender's remote
+    // invalid request (SPEC.md 3 mapping).
+    c.status = STATUS_DATA_OVERRUN;
+    status = STATUS_DATA_ERROR;
+  } else {
+    // The receive SGEs the data reaches follow the local key rules with local write.
+    std::vector<Sge> used;
+    uint64_t left = data.size();
+    for (const Sge& sge : receive.sgl) {
+      if (left == 0) break;
+      if (sge.length == 0) continue;
+      if (check_local(peer, sge, kLocalWrite) != STATUS_SUCCESS) {
+        c.status = STATUS_ACCESS_VIOLATION;
+        status = STATUS_DATA_ERROR;
+        break;
+      }
+      used.push_back(sge);
+      used.back().length = uint32_t(std::min<uint64_t>(sge.length, left));
+      left -= used.back().length;
+    }
+    if (status == STATUS_SUCCESS) {
+      scatter(local_pieces(peer, used), data);
+      c.bytes = uint32_t(data.size());
+      if (r.invalidate_token) {
+        // An invalid token fails the receiver's QP (SPEC.md 5); the data has landed.
+        if (invalidate(qp.peer, *r.invalidate_token) != STATUS_SUCCESS) {
+          c.status = STATUS_ACCESS_VIOLATION;
+          status = STATUS_DATA_ERROR;
+        } else {
+          c.type = NdkOperationTypeReceiveAndInvalidate;
+          c.type_specific = *r.invalidate_token;
+        }
+      }
+    }
+  }
+  complete(qp.peer, c);
+  if (c.status != STATUS_SUCCESS) enter_error(qp.peer);
+  return status;
+}
+
+}  // namespace rnic::app

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reference model's keys and bytes: which object a token names, the local and remote
+// key checks of SPEC.md 5 (Read), and how a region's or window's addresses reach buffer bytes.
+#include "app/reference/model.h"
+#include "host_api/ndk.h"
+
+namespace rnic::app {
+
+using namespace refm;
+using namespace ndk;
+
+namespace {
+
+// [addr, addr + length) inside [base, base + size).
+bool inside(uint64_t addr, uint64_t length, uint64_t base, uint64_t size) {
+  return addr >= base && length <= size && addr - base <= size - length;
+}
+
+uint64_t total_of(const std::vector<Sge>& sgl) {
+  uint64_t total = 0;
+  for (const Sge& sge : sgl) total += sge.length;
+  return total;
+}
+
+}  // namespace
+
+const Mpt* ReferenceModel::object_of(uint32_t node, uint32_t token) const {
+  const auto& table = state_.by_index.at(node);
+  auto it = table.find(token >> 8);
+  return it == table.end() ? nullptr : &state_.mpts.at(it->second);
+}
+
+// SPEC.md 5 Read, requester side, for one local SGE: a VALID region (not a window) of the QP's
+// PD named by its current token, with `rights`, the SGE inside it.
+uint32_t ReferenceModel::check_local(const Qp& qp, const Sge& sge, uint32_t rights) const {
+  const Mpt* m = object_of(qp.node, sge.token);
+  if (!m || m->kind == MptKind::Mw) return STATUS_ACCESS_VIOLATION;
+  if (uint8_t(sge.token) != m->tag || !m->valid || m->pd != qp.pd) return STATUS_ACCESS_VIOLATION;
+  if ((m->rights & rights) != rights) return STATUS_ACCESS_VIOLATION;
+  if (!inside(sge.addr, sge.length, m->base_va, m->length)) return STATUS_ACCESS_VIOLATION;
+  return STATUS_SUCCESS;
+}
+
+// SPEC.md 5 Read, responder side, in order: the index names an MR or MW, the tag matches, the
+// object is VALID, in the responder QP's PD, a window is bound to this QP, the right, range.
+uint32_t ReferenceModel::check_remote(const std::string& responder, uint32_t token, uint64_t addr,
+                                      uint64_t length, uint32_t right) const {
+  const Qp& qp = state_.qps.at(responder);
+  const Mpt* m = object_of(qp.node, token);
+  if (!m) return STATUS_ACCESS_VIOLATION;
+  if (uint8_t(token) != m->tag && options_.broken_rule != "stale-token")
+    return STATUS_ACCESS_VIOLATION;
+  if (!m->valid || m->pd != qp.pd) return STATUS_ACCESS_VIOLATION;
+  if (m->kind == MptKind::Mw && m->bound_qp != responder && options_.broken_rule != "window-qp")
+    return STATUS_ACCESS_VIOLATION;
+  if (!(m->rights & right)) return STATUS_ACCESS_VIOLATION;
+  const uint64_t base = m->kind == MptKind::Mw && m->zero_based ? 0 : m->base_va;
+  if (!inside(addr, length, base, m->length)) return STATUS_ACCESS_VIOLATION;
+  return STATUS_SUCCESS;
+}
+
+std::vector<Footprint> ReferenceModel::pieces(const Mpt& m, uint64_t va, uint64_t length) const {
+  std::vector<Footprint> out;
+  if (length == 0) return out;
+  if (m.kind == MptKind::Mw) {
+    // A window's addresses are its region's (from 0 for a zero-based window).
+    return pieces(state_.mpts.at(m.region), m.zero_based ? m.base_va + va : va, length);
+  }
+  if (m.kind == MptKind::Mr) {
+    out.push_back(Footprint{m.buffer, m.buffer_offset + (va - m.base_va), length, false});
+    return out;
+  }
+  // A fast-registered region: page by page through its page array.
+  uint64_t rel = va - (m.base_va - m.fbo);
+  while (length > 0) {
+    const Page& page = m.pages.at(rel / kPageSize);
+    const uint64_t in = rel % kPageSize;
+    const uint64_t n = std::min<uint64_t>(length, kPageSize - in);
+    const Buffer& b = state_.buffers.at(page.buffer);
+    if (page.offset + in + n > b.bytes.size())
+      throw RefUnsupported("a fast-registered page past the end of buffer \"" + page.buffer + "\"");
+    if (!out.empty() && out.back().buffer == page.buffer &&
+        out.back().offset + out.back().length == page.offset + in) {
+      out.back().length += n;
+    } else {
+      out.push_back(Footprint{page.buffer, page.offset + in, n, false});
+    }
+    rel += n;
+    length -= n;
+  }
+  return out;
+}
+
+std::vector<Footprint> ReferenceModel::local_pieces(const Qp& qp,
+                                                    const std::vector<Sge>& sgl) const {
+  std::vector<Footprint> out;
+  for (const Sge& sge : sgl) {
+    if (sge.length == 0) continue;
+    for (const Footprint& f : pieces(*object_of(qp.node, sge.token), sge.addr, sge.length))
+      out.push_back(f);
+  }
+  return out;
+}
+
+std::vector<uint8_t> ReferenceModel::gather(const std::vector<Footprint>& from) const {
+  std::vector<uint8_t> data;
+  for (const Footprint& f : from) {
+    const auto& bytes = state_.buffers.at(f.buffer).bytes;
+    data.insert(data.end(), bytes.begin() + long(f.offset),
+                bytes.begin() + long(f.offset + f.length));
+  }
+  return data;
+}
+
+// Writes `data` into `to` in order, as far as it reaches.
+void ReferenceModel::scatter(const std::vector<Footprint>& to, const std::vector<uint8_t>& data) {
+  uint64_t at = 0;
+  for (const Footprint& f : to) {
+    auto& bytes = state_.buffers.at(f.buffer).bytes;
+    for (uint64_t i = 0; i < f.length && at < data.size(); ++i) bytes[f.offset + i] = data[at++];
+  }
+}
+
+// Bytes a request would read and write if it succeeds, for the race rules.
+std::vector<Footprint> ReferenceModel::footprint(const std::string& name, const Request& r) const {
+  std::vector<Footprint> out;
+  if (r.op != Op::Read && r.op != Op::Write && r.op != Op::Send) return out;
+  const Qp& qp = state_.qps.at(name);
+  const bool read = r.op == Op::Read;
+  const bool inline_data = !read && (r.flags & NDK_OP_FLAG_INLINE);
+  if (!inline_data) {
+    for (const Sge& sge : r.sgl) {
+      if (sge.length > 0 && check_local(qp, sge, 0) != STATUS_SUCCESS)
+        return out;  // fails: moves nothing
+    }
+    out = local_pieces(qp, r.sgl);
+    for (Footprint& f : out) f.write = read;
+  } else {
+    // INLINE: the CPU copies the payload from the process's memory when it posts.
+    for (const Sge& sge : r.sgl) {
+      for (const auto& [name, b] : state_.buffers) {
+        if (sge.length > 0 && b.node == qp.node && sge.addr >= b.va && sge.addr - b.va < b.size)
+          out.push_back(Footprint{name, sge.addr - b.va, sge.length, false, true});
+      }
+    }
+  }
+  if (!qp.connected) return out;
+  const Qp& peer = state_.qps.at(qp.peer);
+  const uint64_t total = total_of(r.sgl);
+  if (r.op == Op::Send) {
+    if (peer.receives.empty()) return out;
+    for (const Sge& sge : peer.receives.front().sgl) {
+      if (sge.length == 0 || check_local(peer, sge, 0) != STATUS_SUCCESS) continue;
+      for (Footprint f : pieces(*object_of(peer.node, sge.token), sge.addr, sge.length)) {
+        f.write = true;
+        out.push_back(f);
+      }
+    }
+    return out;
+  }
+  if (total == 0 || check_remote(qp.peer, r.remote_token, r.remote_addr, total,
+                                 read ? kRemoteRead : kRemoteWrite) != STATUS_SUCCESS)
+    return out;
+  for (Footprint f : pieces(*object_of(peer.node, r.remote_token), r.remote_addr, total)) {
+    f.write = !read;
+    out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace rnic::app

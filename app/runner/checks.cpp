@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+// Executors of the ops that observe or wait: poll, expect_memory, save, wait.
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <systemc>
+#include <vector>
+
+#include "app/runner/context.h"
+#include "app/scenario/text.h"
+#include "tlm/timing.h"
+
+namespace rnic::app {
+
+namespace {
+
+std::string describe(const ndk::NDK_RESULT_EX& r) {
+  return ndk::operation_type_name(r.Type) + " " + ndk::status_name(r.Status) + " context " +
+         std::to_string(r.RequestContext) + " bytes " + std::to_string(r.BytesTransferred);
+}
+
+std::string describe(const std::vector<ndk::NDK_RESULT_EX>& list) {
+  std::string s;
+  for (const auto& r : list) s += (s.empty() ? "" : "; ") + describe(r);
+  return s.empty() ? "none" : s;
+}
+
+std::string hex_bytes(const std::vector<uint8_t>& data, size_t from, size_t count) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (size_t i = from; i < data.size() && i < from + count; ++i) {
+    s += digits[data[i] >> 4];
+    s += digits[data[i] & 15];
+  }
+  return s;
+}
+
+}  // namespace
+
+void exec_poll(RunContext& ctx, const Step& step, StepResult& result) {
+  host::Adapter& a = ctx.adapter_of(step.cq);
+  const uint32_t cq = ctx.handle(step.cq);
+  const sc_core::sc_time timeout(double(step.timeout_ns), sc_core::SC_NS);
+  result.completions = a.WaitCq(cq, step.count, timeout);
+  const auto& got = result.completions;
+  const std::string within = " within " + std::to_string(step.timeout_ns) + " ns";
+  if (step.count == 0 && !got.empty()) {
+    fail_step(result, "no completion", describe(got),
+              "expected no completion" + within + ", got " + std::to_string(got.size()) + ": " +
+                  describe(got));
+    return;
+  }
+  if (got.size() < step.count) {
+    fail_step(result, std::to_string(step.count) + " completions", describe(got),
+              "expected " + std::to_string(step.count) + " completion(s)" + within + ", got " +
+                  std::to_string(got.size()) + ": " + describe(got));
+    return;
+  }
+  for (size_t i = 0; i < step.completions.size(); ++i) {
+    const CompletionExpect& want = step.completions[i];
+    const ndk::NDK_RESULT_EX& r = got[i];
+    // One expected completion reads like an inline check; several are numbered.
+    const std::string which =
+        step.completions.size() > 1 ? "completion " + std::to_string(i) + ": " : "";
+    if (want.status && *want.status != r.Status) {
+      const std::string e = ndk::status_name(*want.status), g = ndk::status_name(r.Status);
+      fail_step(result, e, g,
+                which + "expected status " + e + ", got " + g + " (" + describe(r) + ")");
+      return;
+    }
+    if (want.type && *want.type != r.Type) {
+      const std::string e = ndk::operation_type_name(*want.type);
+      const std::string g = ndk::operation_type_name(r.Type);
+      fail_step(result, e, g,
+                which + "expected type " + e + ", got " + g + " (" + describe(r) + ")");
+      return;
+    }
+    // The numeric fields, each checked only when the step gives it.
+    const struct {
+      const char* name;
+      const std::optional<Value>& want;
+      uint64_t got;
+    } numbers[] = {{"context", want.context, r.RequestContext},
+                   {"bytes", want.bytes, r.BytesTransferred},
+                   {"qp_context", want.qp_context, r.QPContext},
+                   {"type_specific", want.type_specific, r.TypeSpecific}};
+    for (const auto& n : numbers) {
+      if (!n.want || ctx.resolve(*n.want) == n.got) continue;
+      const std::string e = std::to_string(ctx.resolve(*n.want));
+      const std::string g = std::to_string(n.got);
+      fail_step(result, e, g,
+                which + "expected " + n.name + " " + e + ", got " + g + " (" + describe(r) + ")");
+      return;
+    }
+  }
+  // A full ring is an error, never a silent drop (SPEC.md section 1).
+  // `overflow: true` expects the ring to have overflowed; otherwise an overflow is a failure.
+  const bool overflowed = a.CqOverflowed(cq);
+  if (overflowed != step.expect_overflow)
+    fail_step(result, overflowed ? "no overflow" : "overflow",
+              overflowed ? "overflow" : "no overflow",
+              "CQ " + quote(step.cq) + (overflowed ? " overflowed" : " did not overflow"));
+}
+
+void exec_fill_memory(RunContext& ctx, const Step& step, StepResult&) {
+  // The host CPU writes the bytes now, at the current simulated time (a plain store).
+  const RtObject& buf = ctx.object(step.buffer);
+  const uint64_t offset = ctx.resolve(step.offset);
+  const uint64_t length = step.length.literal;
+  std::vector<uint8_t> bytes(length);
+  for (uint64_t i = 0; i < length; ++i) {
+    bytes[i] = step.fill == Fill::Incrementing ? uint8_t(offset + i)
+               : step.fill == Fill::Byte       ? step.fill_byte
+                                               : uint8_t(0);
+  }
+  if (!ctx.adapter(buf.node).WriteBuffer(buf.buffer, offset, bytes.data(), length)) {
+    throw StepInvalid(step.offset.path, "offset " + std::to_string(offset) + " + length " +
+                                            std::to_string(length) + " is outside buffer " +
+                                            quote(step.buffer));
+  }
+}
+
+void exec_expect_memory(RunContext& ctx, const Step& step, StepResult& result) {
+  const RtObject& buf = ctx.object(step.buffer);
+  host::Adapter& a = ctx.adapter(buf.node);
+  const uint64_t offset = ctx.resolve(step.offset);
+  const uint64_t length = step.length.literal;
+  std::vector<uint8_t> actual(length);
+  if (!a.ReadBuffer(buf.buffer, offset, actual.data(), length)) {
+    throw StepInvalid(step.offset.path, "offset " + std::to_string(offset) + " + length " +
+                                            std::to_string(length) + " is outside buffer " +
+                                            quote(step.buffer));
+  }
+  std::vector<uint8_t> wanted(length);
+  if (!step.equals_buffer.empty()) {
+    const RtObject& other = ctx.object(step.equals_buffer);
+    const uint64_t other_offset = ctx.resolve(step.equals_offset);
+    if (!ctx.adapter(other.node).ReadBuffer(other.buffer, other_offset, wanted.data(), length)) {
+      throw StepInvalid(step.equals_offset.path, "offset " + std::to_string(other_offset) +
+                                                     " + length " + std::to_string(length) +
+                                                     " is outside buffer " +
+                                                     quote(step.equals_buffer));
+    }
+  } else if (!step.bytes.empty()) {
+    wanted = step.bytes;
+  } else {
+    for (uint64_t i = 0; i < length; ++i) {
+      // Incrementing counts from the buffer's start, as alloc's fill does.
+      wanted[i] = step.fill == Fill::Incrementing ? uint8_t(offset + i)
+                  : step.fill == Fill::Byte       ? step.fill_byte
+                                                  : uint8_t(0);
+    }
+  }
+  const auto mismatch = std::mismatch(actual.begin(), actual.end(), wanted.begin());
+  if (mismatch.first == actual.end()) return;
+  const size_t at = size_t(mismatch.first - actual.begin());
+  const size_t differ = size_t(std::inner_product(actual.begin(), actual.end(), wanted.begin(),
+                                                  size_t(0), std::plus<>(), std::not_equal_to<>()));
+  const size_t shown = 16;
+  fail_step(result, hex_bytes(wanted, at, shown), hex_bytes(actual, at, shown),
+            "byte " + std::to_string(at) + " (offset " + std::to_string(offset + at) + " of " +
+                quote(step.buffer) + "): expected " + hex(wanted[at]) + ", got " + hex(actual[at]) +
+                "; " + std::to_string(differ) + " of " + std::to_string(length) + " bytes differ");
+}
+
+void exec_save(RunContext& ctx, const Step& step, StepResult&) {
+  ctx.saved[step.name] = ctx.resolve(step.value);
+}
+
+void exec_wait_async(RunContext& ctx, const Step& step, StepResult& result) {
+  auto it = ctx.async_calls.find(step.mr);
+  if (it == ctx.async_calls.end() || !it->second) {
+    fail_step(result, "an asynchronous call on " + quote(step.mr), "none",
+              "no asynchronous call was made on " + quote(step.mr));
+    return;
+  }
+  host::AsyncRequest& call = *it->second;
+  const sc_core::sc_time deadline =
+      sc_core::sc_time_stamp() + sc_core::sc_time(double(step.timeout_ns), sc_core::SC_NS);
+  while (!call.done && sc_core::sc_time_stamp() < deadline) {
+    sc_core::wait(deadline - sc_core::sc_time_stamp(), call.completed);
+    settle_current_time();
+  }
+  if (!call.done) {
+    fail_step(result, "completion", "still pending",
+              "the asynchronous call on " + quote(step.mr) + " did not complete within " +
+                  std::to_string(step.timeout_ns) + " ns");
+    return;
+  }
+  ctx.check_status(step, call.status, ctx.adapter_of(step.mr), result);
+}
+
+void exec_wait(RunContext&, const Step& step, StepResult&) {
+  sc_core::wait(sc_core::sc_time(double(step.ns), sc_core::SC_NS));
+  settle_current_time();
+}
+
+}  // namespace rnic::app

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// State shared by the step executors while a scenario runs: adapters, named objects, saved
+// values. One executor per op (runner_ops.cpp, runner_checks.cpp); an op without one is
+// reported as unsupported.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "app/runner/runner.h"
+#include "app/scenario/parse.h"
+#include "host_api/adapter.h"
+#include "model/platform/system.h"
+
+namespace rnic::app {
+
+// A value in the file that turns out impossible only at run time (exit 2).
+class StepInvalid : public std::runtime_error {
+ public:
+  StepInvalid(const JsonPath& path, const std::string& message)
+      : std::runtime_error(path.empty() ? message : path.str() + ": " + message) {}
+};
+
+struct RtObject {
+  ObjectKind kind = ObjectKind::Buffer;
+  uint32_t node = 0;
+  uint32_t handle = 0;  // PD/CQ/QP number or MPT index
+  host::Buffer buffer;  // buffers only
+  // MWs bound through the user-mode Bind (`zero_based`): the descriptor it returned.
+  bool has_descriptor = false;
+  ndk::ND_MW_DESCRIPTOR descriptor;
+};
+
+class RunContext {
+ public:
+  RunContext(const Scenario& scenario, System& system, uint64_t seed);
+
+  const Scenario& scenario;
+  System& system;
+  std::vector<std::unique_ptr<host::Adapter>> adapters;
+  std::map<std::string, RtObject> objects;
+  std::map<std::string, uint64_t> saved;
+  // Asynchronous control calls by the name of their object (register_mr with async).
+  std::map<std::string, std::unique_ptr<host::AsyncRequest>> async_calls;
+  // One of several scenarios in one simulation (run_scenarios): kernel-wide figures such as
+  // delta cycles are theirs together, not this scenario's.
+  bool shared_simulation = false;
+
+  void create_adapters();  // inside the SystemC thread: the driver talks to the device
+  // The run's seed: --seed when given, else the file's (Scenario::seed is only the latter).
+  uint64_t seed() const { return seed_; }
+  host::Adapter& adapter(uint32_t node) { return *adapters.at(node); }
+  const RtObject& object(const std::string& name) const;
+  host::Adapter& adapter_of(const std::string& name) { return adapter(object(name).node); }
+  uint32_t handle(const std::string& name) const { return object(name).handle; }
+
+  // Value of a literal or reference (the +N/-N suffix wraps modulo 2^64).
+  uint64_t resolve(const Value& v);
+  // Same, refused (StepInvalid) above 32 bits: tokens, SGE lengths.
+  uint32_t resolve32(const Value& v);
+
+  // Compares a returned status with the step's `expect`; on a mismatch fills `result` and
+  // returns false. `adapter` supplies last_error() for the message.
+  bool check_status(const Step& step, uint32_t got, host::Adapter& adapter, StepResult& result);
+
+ private:
+  uint64_t seed_;
+};
+
+void fail_step(StepResult& result, const std::string& expected, const std::string& got,
+               const std::string& message);
+
+// Helpers of the data verbs.
+std::vector<ndk::NDK_SGE> build_sgl(RunContext& ctx, const Step& step);
+void resolve_remote(RunContext& ctx, const RemoteSpec& remote, uint64_t* address, uint32_t* token);
+// Posts the step's Read (write = false) or Write.
+void exec_rdma(RunContext& ctx, const Step& step, StepResult& result, bool write);
+
+// Executors: one per op. They spend simulated time only through the adapter and wait().
+using Executor = void (*)(RunContext&, const Step&, StepResult&);
+Executor executor_for(Op op);  // nullptr: not supported by this version
+
+void exec_alloc(RunContext&, const Step&, StepResult&);
+void exec_create_pd(RunContext&, const Step&, StepResult&);
+void exec_create_cq(RunContext&, const Step&, StepResult&);
+void exec_create_qp(RunContext&, const Step&, StepResult&);
+void exec_connect(RunContext&, const Step&, StepResult&);
+void exec_create_mr(RunContext&, const Step&, StepResult&);
+void exec_register_mr(RunContext&, const Step&, StepResult&);
+void exec_deregister_mr(RunContext&, const Step&, StepResult&);
+void exec_create_mw(RunContext&, const Step&, StepResult&);
+void exec_bind(RunContext&, const Step&, StepResult&);
+void exec_read(RunContext&, const Step&, StepResult&);
+void exec_fast_register(RunContext&, const Step&, StepResult&);
+void exec_invalidate(RunContext&, const Step&, StepResult&);
+void exec_write(RunContext&, const Step&, StepResult&);
+void exec_send(RunContext&, const Step&, StepResult&);
+void exec_receive(RunContext&, const Step&, StepResult&);
+void exec_flush(RunContext&, const Step&, StepResult&);
+void exec_read_stream(RunContext&, const Step&, StepResult&);
+void exec_write_stream(RunContext&, const Step&, StepResult&);
+void exec_dma_bench(RunContext&, const Step&, StepResult&);
+void exec_poll(RunContext&, const Step&, StepResult&);
+void exec_expect_memory(RunContext&, const Step&, StepResult&);
+void exec_fill_memory(RunContext&, const Step&, StepResult&);
+void exec_wait_async(RunContext&, const Step&, StepResult&);
+void exec_save(RunContext&, const Step&, StepResult&);
+void exec_wait(RunContext&, const Step&, StepResult&);
+
+}  // namespace rnic::app

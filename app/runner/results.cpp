@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/runner/results.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "app/scenario/params.h"
+
+#ifndef RNICSIM_VERSION
+#define RNICSIM_VERSION "0.0.0-dev"
+#endif
+
+namespace rnic::app {
+
+using nlohmann::json;
+
+const char* version() {
+  return RNICSIM_VERSION;
+}
+
+namespace {
+
+const char* outcome_name(RunOutcome outcome) {
+  switch (outcome) {
+    case RunOutcome::Passed:
+      return "passed";
+    case RunOutcome::Failed:
+      return "failed";
+    case RunOutcome::Invalid:
+      return "invalid";
+    case RunOutcome::Internal:
+      return "internal_error";
+  }
+  return "unknown";
+}
+
+// Short, stable numbers in the JSON: `scale` 1e3 keeps three decimals.
+double rounded(double value, double scale) {
+  return std::round(value * scale) / scale;
+}
+
+json completion_json(const ndk::NDK_RESULT_EX& r) {
+  return json{{"type", ndk::operation_type_name(r.Type)},
+              {"status", ndk::status_name(r.Status)},
+              {"context", r.RequestContext},
+              {"bytes", r.BytesTransferred},
+              {"qp_context", r.QPContext},
+              {"type_specific", r.TypeSpecific}};
+}
+
+json step_json(const StepResult& s) {
+  json j{{"index", s.index},
+         {"op", s.op},
+         {"passed", s.passed},
+         {"status", s.status ? json(ndk::status_name(*s.status)) : json(nullptr)},
+         {"sim_ns_start", s.start_ns},
+         {"sim_ns_end", s.end_ns}};
+  json completions = json::array();
+  for (const auto& r : s.completions) completions.push_back(completion_json(r));
+  j["completions"] = completions;
+  json metrics = json::object();
+  for (const auto& [name, value] : s.metrics) metrics[name] = value;
+  j["metrics"] = metrics;
+  if (!s.passed) {
+    j["expected"] = s.expected;
+    j["got"] = s.got;
+    j["message"] = s.message;
+  }
+  return j;
+}
+
+}  // namespace
+
+json results_json(const Scenario& scenario, const RunResult& run, uint64_t seed) {
+  json config = json::object();
+  for (const ParamValue& p : effective_params(scenario.config)) {
+    if (p.is_integer) {
+      config[p.key] = uint64_t(p.value);
+    } else {
+      config[p.key] = p.value;
+    }
+  }
+  json steps = json::array();
+  for (const StepResult& s : run.steps) steps.push_back(step_json(s));
+  // Counters grouped by their unit's hierarchical name: {"A.rnic.mtt": {"hits": 12}};
+  // histograms and occupancies as objects of their summary figures.
+  json stats = json::object();
+  for (const StatEntry& e : run.stats) stats[e.owner][e.name] = e.value;
+  for (const HistogramEntry& h : run.histograms) {
+    stats[h.owner][h.name] = json{{"count", h.count}, {"mean", rounded(h.mean, 1e3)},
+                                  {"p50", h.p50},     {"p90", h.p90},
+                                  {"p99", h.p99},     {"max", h.max}};
+  }
+  for (const OccupancyEntry& o : run.occupancies)
+    stats[o.owner][o.name] = json{{"mean", rounded(o.mean, 1e4)}, {"max", o.max}};
+
+  json out{{"scenario", scenario.name},
+           {"passed", run.outcome == RunOutcome::Passed},
+           {"outcome", outcome_name(run.outcome)},
+           {"seed", seed},
+           {"sim_ns", run.sim_ns},
+           {"wall_s", run.wall_s},
+           {"preset", scenario.preset},
+           {"nodes", scenario.nodes},
+           {"config", config},
+           {"steps", steps},
+           {"steps_total", scenario.steps.size()},
+           {"stats", stats},
+           {"version", version()}};
+  if (!run.message.empty()) out["message"] = run.message;
+  return out;
+}
+
+std::string write_json_file(const std::string& file_name, const json& results) {
+  std::ofstream out(file_name, std::ios::binary | std::ios::trunc);
+  if (!out) return "cannot open \"" + file_name + "\" for writing";
+  // Replace invalid UTF-8 (names come from the user's file) rather than throw mid-write.
+  out << results.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+  out.close();
+  if (!out) return "cannot write \"" + file_name + "\"";
+  return {};
+}
+
+std::string format_sim_time(uint64_t ns) {
+  char buf[64];
+  if (ns < 10000) {
+    std::snprintf(buf, sizeof buf, "%llu ns", static_cast<unsigned long long>(ns));
+  } else if (ns < 10000000) {
+    std::snprintf(buf, sizeof buf, "%.3f us", double(ns) / 1e3);
+  } else if (ns < 10000000000ull) {
+    std::snprintf(buf, sizeof buf, "%.3f ms", double(ns) / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f s", double(ns) / 1e9);
+  }
+  return buf;
+}
+
+std::string summary_line(const Scenario& scenario, const RunResult& run) {
+  std::string verdict;
+  switch (run.outcome) {
+    case RunOutcome::Passed:
+      verdict = "PASS";
+      break;
+    case RunOutcome::Failed:
+      verdict = "FAIL";
+      break;
+    case RunOutcome::Invalid:
+      verdict = "INVALID";
+      break;
+    case RunOutcome::Internal:
+      verdict = "ERROR";
+      break;
+  }
+  char wall[32];
+  std::snprintf(wall, sizeof wall, "%.3f s", run.wall_s);
+  return scenario.name + ": " + verdict + "  " + std::to_string(run.steps.size()) + "/" +
+         std::to_string(scenario.steps.size()) + " steps  simulated " +
+         format_sim_time(run.sim_ns) + "  wall " + wall;
+}
+
+std::string workload_table(const RunResult& run) {
+  std::string out;
+  for (const StepResult& s : run.steps) {
+    if (s.metrics.empty()) continue;
+    auto metric = [&](const char* name) {
+      for (const auto& [key, value] : s.metrics) {
+        if (key == name) return value;
+      }
+      return 0.0;
+    };
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "  step %-3zu %-12s %10.0f ops %9.3f Mops/s %8.2f Gb/s  latency p50 %.0f "
+                  "p99 %.0f max %.0f ns  hit rate mtt %.3f mpt %.3f\n",
+                  size_t(s.index), s.op.c_str(), metric("ops"), metric("mops"), metric("gbps"),
+                  metric("latency_ns.p50"), metric("latency_ns.p99"), metric("latency_ns.max"),
+                  metric("mtt.hit_rate"), metric("mpt.hit_rate"));
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace rnic::app

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// The results of a run: the JSON of --out (SCENARIOS.md "Results") and the short summary.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "app/runner/runner.h"
+#include "app/scenario/scenario.h"
+
+namespace rnic::app {
+
+const char* version();  // the project version, "0.1.0"
+
+nlohmann::json results_json(const Scenario& scenario, const RunResult& run, uint64_t seed);
+// Writes `results` (pretty-printed) to `file_name`; empty string or the error text.
+std::string write_json_file(const std::string& file_name, const nlohmann::json& results);
+// "read-through-window: PASS  19/19 steps  sim 12.3 us  wall 0.04 s"
+std::string summary_line(const Scenario& scenario, const RunResult& run);
+// One line per workload step that ran (read_stream, write_stream, dma_bench): its metrics,
+// for a person reading the terminal ("" when the run had no workload step).
+std::string workload_table(const RunResult& run);
+// 1234567 -> "1.235 ms"
+std::string format_sim_time(uint64_t ns);
+
+}  // namespace rnic::app

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+// Workload ops: read_stream, write_stream (verbs, through the whole device) and dma_bench
+// (the device's DMA engine alone), with the metrics of SCENARIOS.md and their bounds.
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "app/runner/context.h"
+#include "tlm/histogram.h"
+
+namespace rnic::app {
+
+namespace {
+
+// Sums of the translation and protection cache counters over every node.
+struct CacheCounts {
+  uint64_t mtt_hits = 0, mtt_misses = 0, mpt_hits = 0, mpt_misses = 0;
+};
+
+CacheCounts cache_counts(const System& system) {
+  CacheCounts c;
+  system.visit_stats([&](const std::string&, const Counter& counter) {
+    if (counter.name == "mtt_hits") c.mtt_hits += counter.value;
+    if (counter.name == "mtt_misses") c.mtt_misses += counter.value;
+    if (counter.name == "mpt_hits") c.mpt_hits += counter.value;
+    if (counter.name == "mpt_misses") c.mpt_misses += counter.value;
+  });
+  return c;
+}
+
+double rate(uint64_t hits, uint64_t misses) {
+  return hits + misses ? double(hits) / double(hits + misses) : 1.0;
+}
+
+double now_ns() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
+
+// Fills the metrics and checks them against the step's bounds.
+// SystemC delta cycles (evaluation phases with a process to run) so far: every timed event
+// that wakes a process costs at least one, so deltas per op measure how many times the
+// kernel had to schedule work for one operation (the simulator's cost, not the device's).
+uint64_t deltas() { return uint64_t(sc_core::sc_delta_count()); }
+
+// In a simulation shared by several scenarios the count is theirs together: left out.
+void report(const RunContext& ctx, const Step& step, StepResult& result, uint64_t ops,
+            uint64_t bytes, double sim_ns, const LatencyHistogram& latency_ps,
+            const CacheCounts& before, const CacheCounts& after, uint64_t deltas_before) {
+  auto ns = [](uint64_t ps) { return double(ps) / 1000.0; };
+  result.metrics = {
+      {"ops", double(ops)},
+      {"bytes", double(bytes)},
+      {"sim_ns", sim_ns},
+      {"mops", sim_ns > 0 ? double(ops) / sim_ns * 1e3 : 0.0},
+      {"gbps", sim_ns > 0 ? double(bytes) * 8.0 / sim_ns : 0.0},
+      {"latency_ns.p50", ns(latency_ps.percentile(0.50))},
+      {"latency_ns.p90", ns(latency_ps.percentile(0.90))},
+      {"latency_ns.p99", ns(latency_ps.percentile(0.99))},
+      {"latency_ns.max", ns(latency_ps.max())},
+      {"mtt.hit_rate",
+       rate(after.mtt_hits - before.mtt_hits, after.mtt_misses - before.mtt_misses)},
+      {"mpt.hit_rate",
+       rate(after.mpt_hits - before.mpt_hits, after.mpt_misses - before.mpt_misses)},
+  };
+  if (!ctx.shared_simulation) {
+    result.metrics.emplace_back("deltas_per_op",
+                                ops ? double(deltas() - deltas_before) / double(ops) : 0.0);
+  }
+  for (const MetricBound& bound : step.metrics) {
+    double value = 0;
+    for (const auto& [name, v] : result.metrics) {
+      if (name == bound.metric) value = v;
+    }
+    const bool low = bound.min && value < *bound.min;
+    const bool high = bound.max && value > *bound.max;
+    if (!low && !high) continue;
+    char range[96];
+    std::snprintf(range, sizeof range, "%s in [%s, %s]", bound.metric.c_str(),
+                  bound.min ? std::to_string(*bound.min).c_str() : "-",
+                  bound.max ? std::to_string(*bound.max).c_str() : "-");
+    char got[64];
+    std::snprintf(got, sizeof got, "%s = %g", bound.metric.c_str(), value);
+    fail_step(result, range, got, std::string("metric ") + got + ", expected " + range);
+    return;
+  }
+}
+
+void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool write) {
+  host::Adapter& a = ctx.adapter_of(step.qp);
+  const host::QpHandle qp = ctx.handle(step.qp);
+  const host::CqHandle cq = a.QpCq(qp);
+  const std::vector<ndk::NDK_SGE> sgl = build_sgl(ctx, step);
+  // One (base, token) per target: requests go round-robin over them.
+  std::vector<std::pair<uint64_t, uint32_t>> targets;
+  RemoteSpec remote = step.remote;
+  for (const std::string& name : step.remote.targets.empty()
+                                     ? std::vector<std::string>{step.remote.target}
+                                     : step.remote.targets) {
+    remote.target = name;
+    uint64_t base = 0;
+    uint32_t token = 0;
+    resolve_remote(ctx, remote, &base, &token);
+    targets.emplace_back(base, token);
+  }
+  const uint64_t size = step.size;
+  const uint64_t span = std::max<uint64_t>(step.remote.span, std::max<uint64_t>(size, 1));
+  const uint64_t slots = std::max<uint64_t>(1, span / std::max<uint64_t>(size, 1));
+  const uint64_t outstanding = step.outstanding;
+  std::mt19937_64 rng(ctx.seed() ^ (step.index * 0x9E3779B97F4A7C15ull));
+
+  const CacheCounts before = cache_counts(ctx.system);
+  const double start_ns = now_ns();
+  const uint64_t deltas_before = deltas();
+  std::vector<sc_core::sc_time> posted_at(outstanding);
+  LatencyHistogram latency;
+  uint64_t posted = 0, completed = 0;
+  const sc_core::sc_time patience(10, sc_core::SC_MS);  // no completion for this long: stuck
+
+  // A signaled completion of request i means every earlier request of the QP has completed
+  // too (in-order completion); its latency is from posting to the host seeing it.
+  auto take = [&](const ndk::NDK_RESULT_EX& r) {
+    if (r.Status != ndk::STATUS_SUCCESS) {
+      fail_step(result, "STATUS_SUCCESS", ndk::status_name(r.Status),
+                "request " + std::to_string(r.RequestContext) + " completed with " +
+                    ndk::status_name(r.Status));
+      return false;
+    }
+    latency.add((sc_core::sc_time_stamp() - posted_at[r.RequestContext % outstanding]).value());
+    completed = std::max(completed, r.RequestContext + 1);
+    return true;
+  };
+
+  ndk::NDK_RESULT_EX batch[64];
+  while (completed < step.count) {
+    while (posted < step.count && posted - completed < outstanding) {
+      const bool signaled = (posted + 1) % step.signal_every == 0 || posted + 1 == step.count;
+      const uint32_t flags = step.flags | (signaled ? 0 : ndk::NDK_OP_FLAG_SILENT_SUCCESS);
+      const auto& [remote_base, token] = targets[posted % targets.size()];
+      const uint64_t walked = posted / targets.size();
+      const uint64_t slot = step.remote.random ? rng() % slots : walked % slots;
+      const uint64_t address = remote_base + slot * size;
+      const uint32_t status =
+          write ? a.NdkWrite(qp, posted, sgl.data(), 1, address, token, flags)
+                : a.NdkRead(qp, posted, sgl.data(), 1, address, token, flags);
+      if (status == ndk::STATUS_INSUFFICIENT_RESOURCES) break;  // the ring is full: drain
+      if (status != ndk::STATUS_SUCCESS) {
+        fail_step(result, "STATUS_SUCCESS", ndk::status_name(status),
+                  "request " + std::to_string(posted) + " returned " + ndk::status_name(status) +
+                      ": " + a.last_error());
+        return;
+      }
+      posted_at[posted % outstanding] = sc_core::sc_time_stamp();
+      ++posted;
+    }
+    size_t got = a.GetCqResults(cq, batch, 64);
+    if (got == 0) {
+      const std::vector<ndk::NDK_RESULT_EX> waited = a.WaitCq(cq, 1, patience);
+      if (waited.empty()) {
+        fail_step(result, "a completion", "none",
+                  "no completion for 10 ms of simulated time after " + std::to_string(completed) +
+                      " of " + std::to_string(step.count) + " requests");
+        return;
+      }
+      batch[0] = waited[0];
+      got = 1 + a.GetCqResults(cq, batch + 1, 63);
+    }
+    for (size_t i = 0; i < got; ++i) {
+      if (!take(batch[i])) return;
+    }
+  }
+  report(ctx, step, result, step.count, step.count * size, now_ns() - start_ns, latency, before,
+         cache_counts(ctx.system), deltas_before);
+}
+
+}  // namespace
+
+void exec_read_stream(RunContext& ctx, const Step& step, StepResult& result) {
+  run_stream(ctx, step, result, false);
+}
+
+void exec_write_stream(RunContext& ctx, const Step& step, StepResult& result) {
+  run_stream(ctx, step, result, true);
+}
+
+void exec_dma_bench(RunContext& ctx, const Step& step, StepResult& result) {
+  host::Adapter& a = ctx.adapter(step.node_index);
+  host::Buffer window;
+  uint32_t status = a.AllocBuffer(step.window, 4096, false, host::BufferFill::Zero, 0, &window);
+  LatencyHistogram latency;
+  const CacheCounts before = cache_counts(ctx.system);
+  const double start_ns = now_ns();
+  const uint64_t deltas_before = deltas();
+  if (status == ndk::STATUS_SUCCESS) {
+    status = a.RunDmaBench(window, uint32_t(step.size), step.count, uint32_t(step.outstanding),
+                           step.random_pattern, ctx.seed() + step.index, &latency);
+    a.FreeBuffer(window);  // each dma_bench step has a window of its own, never a pile of them
+  }
+  if (!ctx.check_status(step, status, a, result)) return;
+  report(ctx, step, result, step.count, step.count * step.size, now_ns() - start_ns, latency,
+         before, cache_counts(ctx.system), deltas_before);
+}
+
+}  // namespace rnic::app

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+// Parsers of the ops that check or wait (poll, expect_memory, save, wait) and of the
+// workload ops (read_stream, write_stream, dma_bench).
+#include "app/scenario/parse.h"
+#include "app/scenario/text.h"
+#include "host_api/ndk.h"
+
+namespace rnic::app {
+
+using nlohmann::json;
+using K = ObjectKind;
+
+namespace {
+
+constexpr uint64_t kU32 = UINT32_MAX;
+constexpr uint64_t kDefaultPollTimeoutNs = 1000 * 1000;  // 1 ms (SCENARIOS.md)
+
+// A literal [offset, offset+length) must lie inside the buffer; references are checked when run.
+void check_range(const Reader& r, const std::string& key, const std::string& buffer,
+                 const Value& offset, uint64_t length) {
+  const uint64_t size = r.symbol(buffer).size;
+  if (offset.is_ref) return;
+  if (offset.literal > size || length > size - offset.literal) {
+    r.fail(key, "offset " + std::to_string(offset.literal) + " + length " + std::to_string(length) +
+                    " is outside buffer " + quote(buffer) + " (" + std::to_string(size) +
+                    " bytes)");
+  }
+}
+
+// save, wait and expect_memory make no call; an `expect` there can only be success.
+void no_call_expect(const Reader& r) {
+  if (r.has("expect") && r.status("expect") != ndk::STATUS_SUCCESS)
+    r.fail("expect", "this op makes no call: its status is always STATUS_SUCCESS");
+}
+
+void add_wait(const Reader& r, const std::string& key, uint64_t ns) {
+  uint64_t& total = r.state().waited_ns;
+  if (ns > kMaxTotalWaitNs - total)
+    r.fail(key, "waits and poll timeouts add up to more than 10^6 s of simulated time");
+  total += ns;
+}
+
+}  // namespace
+
+void parse_poll(const Reader& r, Step& s) {
+  s.cq = r.object("cq", {K::Cq});
+  s.node_index = r.symbol(s.cq).node;
+  s.expect_overflow = r.boolean_or("overflow", false);
+  if (r.has("expect")) {
+    const json& list = r.at("expect");
+    if (!list.is_array()) {
+      r.fail("expect",
+             std::string("must be an array of expected completions, not ") + list.type_name());
+    }
+    for (size_t i = 0; i < list.size(); ++i) {
+      const JsonPath p = r.path("expect").index(i);
+      if (!list[i].is_object())
+        throw_at(p, std::string("must be an object, not ") + list[i].type_name());
+      const Reader e(list[i], p, r.state());
+      e.only({"context", "type", "status", "bytes", "qp_context", "type_specific"});
+      CompletionExpect c;
+      c.context = e.optional_value("context");
+      if (e.has("type")) c.type = e.operation_type("type");
+      if (e.has("status")) c.status = e.status("status");
+      c.bytes = e.optional_value("bytes", kU32);
+      c.qp_context = e.optional_value("qp_context");
+      c.type_specific = e.optional_value("type_specific");
+      s.completions.push_back(c);
+    }
+  }
+  if (!r.has("count") && !r.has("expect")) r.fail("count", "missing required field");
+  s.count = r.has("count") ? r.literal("count", 0, kMaxPollCount) : s.completions.size();
+  if (s.count == 0 && !s.completions.empty())
+    r.fail("expect", "count 0 asserts that no completion arrives: expect must be empty");
+  if (s.completions.size() > s.count) {
+    r.fail("expect", std::to_string(s.completions.size()) + " expected completions but count is " +
+                         std::to_string(s.count));
+  }
+  s.timeout_ns = r.literal_or("timeout_ns", kDefaultPollTimeoutNs, 0, kMaxSimNs);
+  add_wait(r, "timeout_ns", s.timeout_ns);
+}
+
+void parse_expect_memory(const Reader& r, Step& s) {
+  no_call_expect(r);
+  s.buffer = r.object("buffer", {K::Buffer});
+  s.node_index = r.symbol(s.buffer).node;
+  s.offset = r.value_or("offset", 0);
+  const int given = int(r.has("equals")) + int(r.has("bytes")) + int(r.has("fill"));
+  if (given != 1) throw_at(r.path(), "give exactly one of equals, bytes or fill");
+  if (r.has("bytes")) {
+    s.bytes = parse_hex_bytes(r, "bytes");
+    s.length = Value::of(s.bytes.size());
+    if (r.has("length") && r.literal("length", 0, kMaxAllocBytesPerNode) != s.bytes.size()) {
+      r.fail("length",
+             "does not match the " + std::to_string(s.bytes.size()) + " bytes given in \"bytes\"");
+    }
+  } else {
+    s.length = Value::of(r.literal("length", 1, kMaxAllocBytesPerNode));
+  }
+  check_range(r, "length", s.buffer, s.offset, s.length.literal);
+  if (r.has("fill")) s.fill = parse_fill(r, "fill", &s.fill_byte, false);
+  if (r.has("equals")) {
+    const Reader e = r.object_reader("equals");
+    e.only({"buffer", "offset"});
+    s.equals_buffer = e.object("buffer", {K::Buffer});
+    s.equals_offset = e.value_or("offset", 0);
+    check_range(e, "offset", s.equals_buffer, s.equals_offset, s.length.literal);
+  }
+}
+
+void parse_fill_memory(const Reader& r, Step& s) {
+  no_call_expect(r);
+  s.buffer = r.object("buffer", {K::Buffer});
+  s.node_index = r.symbol(s.buffer).node;
+  s.offset = r.value_or("offset", 0);
+  s.length = Value::of(r.literal("length", 1, kMaxAllocBytesPerNode));
+  check_range(r, "length", s.buffer, s.offset, s.length.literal);
+  s.fill = parse_fill(r, "fill", &s.fill_byte, false);
+}
+
+void parse_wait_async(const Reader& r, Step& s) {
+  s.mr = r.object("mr", {K::Mr});
+  s.node_index = r.symbol(s.mr).node;
+  s.timeout_ns = r.literal_or("timeout_ns", kDefaultPollTimeoutNs, 0, kMaxSimNs);
+  add_wait(r, "timeout_ns", s.timeout_ns);
+  parse_expect_status(r, s);  // the final status of the asynchronous call
+}
+
+void parse_save(const Reader& r, Step& s) {
+  no_call_expect(r);
+  s.value = r.value("value");  // before defining the name: a save cannot read itself
+  s.name = r.define(K::Saved, 0, s.index);
+}
+
+void parse_wait(const Reader& r, Step& s) {
+  s.ns = r.literal("ns", 0, kMaxSimNs);
+  add_wait(r, "ns", s.ns);
+}
+
+void parse_stream(const Reader& r, Step& s) {
+  s.qp = r.object("qp", {K::Qp});
+  s.node_index = r.symbol(s.qp).node;
+  s.count = r.literal("count", 1, kMaxWorkloadCount);
+  s.size = r.literal("size", 0, kU32);
+  s.outstanding = r.literal_or("outstanding", 1, 1, kMaxOutstanding);
+  const Reader sgl = r.object_reader("sgl");
+  sgl.only({"mr", "offset"});
+  SgeSpec sge;
+  sge.mr = sgl.object("mr", {K::Mr});
+  check_same_node(sgl, "mr", sge.mr, s.qp);
+  sge.offset = sgl.value_or("offset", 0);
+  sge.length = Value::of(s.size);
+  s.sgl.push_back(sge);
+  s.remote = parse_remote(r, true);
+  s.signal_every = r.literal_or("signal_every", 1, 1, s.count);
+  s.flags = r.op_flags("flags");
+  s.metrics = parse_metrics(r);
+}
+
+void parse_dma_bench(const Reader& r, Step& s) {
+  s.node_index = r.node("node");
+  s.kind = r.string_or("kind", "read");
+  if (s.kind != "read") r.fail("kind", "unknown kind " + quote(s.kind) + " (only \"read\")");
+  s.size = r.literal("size", 1, kMaxAllocBytesPerNode);
+  s.count = r.literal("count", 1, kMaxWorkloadCount);
+  s.window = r.literal_or("window", s.size, 1, kMaxAllocBytesPerNode);
+  if (s.window < s.size) r.fail("window", "smaller than size");
+  const std::string pattern = r.string_or("pattern", "sequential");
+  if (pattern != "sequential" && pattern != "random")
+    r.fail("pattern", "must be \"sequential\" or \"random\"");
+  s.random_pattern = pattern == "random";
+  s.outstanding = r.literal_or("outstanding", 1, 1, kMaxOutstanding);
+  s.metrics = parse_metrics(r);
+}
+
+}  // namespace rnic::app

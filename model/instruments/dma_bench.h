@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// The device's DMA benchmark engine (what pcie-bench runs on its NIC): reads host memory
+// directly, no verbs, `size` bytes per request over a window of `window` bytes, sequentially
+// or at random 64 B-aligned offsets, keeping `outstanding` requests in flight, and records the
+// latency of each (issue to last completion). Requests go through the DmaReadEngine, so MRRS
+// splitting and the read-tag pool apply as for any device read.
+#pragma once
+
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "model/rnic/msg/messages.h"
+#include "tlm/histogram.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+
+namespace rnic {
+
+struct DmaBenchRequest {
+  uint64_t base = 0;    // physical address of a contiguous window
+  uint64_t window = 0;  // bytes
+  uint32_t size = 0;    // bytes per request
+  uint64_t count = 0;
+  uint32_t outstanding = 1;
+  bool random = false;
+  uint64_t seed = 1;
+  // Results
+  LatencyHistogram* latency_ps = nullptr;  // one sample per request
+  sc_core::sc_time finished;               // absolute time the last request completed
+  bool ok = false;
+};
+
+class DmaBench : public sc_core::sc_module {
+ public:
+  TargetSocket<DmaBench> control_tsock;  // DmaBenchRequest messages from the host
+  InitiatorSocket<DmaBench> read_isock;  // to the DmaReadEngine
+
+  explicit DmaBench(sc_core::sc_module_name name);
+  StatGroup stats;
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+
+  PayloadPool pool_;
+  std::vector<uint8_t> buffer_;
+  std::vector<PhysSegment> segment_;
+  Counter& requests_;
+  Counter& bytes_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// The device's MMIO register map (BAR 0), shared by the driver and the Doorbells unit.
+#pragma once
+
+#include <cstdint>
+
+
+namespace rnic {
+
+// The context-change register's kinds: the driver changed these ICM entries.
+// QpFlush: the driver flushed the QP (Flush): it enters the error state.
+// QpClose: the driver is closing the flushed QP: once every WQE rung so far has completed,
+// the device sets QpcEntry::closed, so the driver knows no completion of the QP is to come.
+enum class ContextKind : uint8_t { Mpt = 1, Qpc = 2, Cqc = 3, Mtt = 4, QpFlush = 5, QpClose = 6 };
+
+namespace bar {
+
+constexpr uint64_t kSqDoorbell = 0x000000;     // + qpn * 8: send-queue producer index
+constexpr uint64_t kRqDoorbell = 0x100000;     // + qpn * 8: receive-queue producer index
+constexpr uint64_t kCqDoorbell = 0x200000;     // + cqn * 8: completion-queue consumer index
+constexpr uint64_t kContextChange = 0x300000;  // kind << 56 | count << 32 | index
+constexpr uint64_t kRegisterStride = 8;
+constexpr uint64_t kWindowBytes = 0x100000;
+
+inline uint64_t context_change_value(ContextKind kind, uint32_t index, uint32_t count) {
+  return uint64_t(kind) << 56 | uint64_t(count & 0xffffff) << 32 | index;
+}
+
+}  // namespace bar
+}  // namespace rnic

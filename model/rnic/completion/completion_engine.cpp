@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/rnic/completion/completion_engine.h"
+
+namespace rnic {
+
+CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfig& config,
+                                   const IcmLayout& icm)
+    : sc_module(name),
+      cqe_tsock("cqe_tsock"),
+      doorbell_tsock("doorbell_tsock"),
+      ctrl_tsock("ctrl_tsock"),
+      dma_isock("dma_isock"),
+      stats(std::string(this->name())),
+      icm_(icm),
+      clock_(config.timing.clock_mhz),
+      build_stage_(clock_, config.timing.completion_cycles, config.timing.completion_ii_cycles),
+      completions_(stats.add("completions", "entries", "completion entries written")),
+      errors_(stats.add("error_completions", "entries", "entries with a non-success status")),
+      overflows_(stats.add("overflows", "entries", "entries lost to a full CQ (flagged)")),
+      bad_cq_(stats.add("bad_cq", "entries", "entries for a CQ that does not exist")),
+      queue_delay_(stats.add_histogram(
+          "queue_delay_ns", "completion: hand-over to the start of its CQE write (build + FIFO)")),
+      queue_depth_(stats.add_occupancy("queue_depth", "entries",
+                                       "completions handed over, their CQE write not started")) {
+  build_stage_.set_contention(!config.sim.fast);
+  cqe_tsock.register_b_transport(this, &CompletionEngine::cqe_b_transport);
+  doorbell_tsock.register_b_transport(this, &CompletionEngine::doorbell_b_transport);
+  ctrl_tsock.register_b_transport(this, &CompletionEngine::ctrl_b_transport);
+  SC_HAS_PROCESS(CompletionEngine);
+  SC_THREAD(write_thread);
+}
+
+void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp,
+                                       sc_core::sc_time& delay) {
+  const CompletionRecord* record = message_of<CompletionRecord>(gp);
+  if (!record) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  // FIFO order is posting order; a later entry never overtakes an earlier one.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time handed = now + delay;
+  sc_core::sc_time at = build_stage_.pass(handed);
+  if (!queue_.empty() && queue_.back().at > at) at = queue_.back().at;
+  queue_delay_.add_ps((at - handed).value());
+  queue_depth_.hold(now.value(), handed.value(), at.value());
+  queue_.push_back({handed, at, *record});
+  queued_event_.notify(at - now);
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void CompletionEngine::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+  const Doorbell* db = message_of<Doorbell>(gp);
+  if (db && db->number < icm_.cqc_entries) cqs_[db->number].consumer = db->index;
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void CompletionEngine::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+  const ContextChange* change = message_of<ContextChange>(gp);
+  if (change && change->kind == ContextKind::Cqc) {
+    cqc_.invalidate(change->index);
+    cqs_.erase(change->index);  // a (re)created CQ starts empty
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void CompletionEngine::write_thread() {
+  for (;;) {
+    wait(queued_event_);
+    // Every entry due now, in FIFO order, then sleep until the next one is due. The event is
+    // notified for each entry's due time (of two pending timed notifications the earlier one
+    // wins: IEEE 1666 sc_event::notify), so the thread wakes once per due time instead of at
+    // hand-over and again then.
+    while (!queue_.empty() && queue_.front().at <= sc_core::sc_time_stamp()) {
+      const CompletionRecord record = queue_.front().record;
+      const sc_core::sc_time handed = queue_.front().handed;
+      queue_.pop_front();
+      write_entry(record, handed);
+    }
+    if (!queue_.empty()) queued_event_.notify(queue_.front().at - sc_core::sc_time_stamp());
+  }
+}
+
+void CompletionEngine::write_entry(const CompletionRecord& record,
+                                   const sc_core::sc_time& handed) {
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  // From hand-over (FIFO wait included) until the CQE (or the overflow flag) is written.
+  const TraceScope slice(trace_, "completion", record.trace_id, handed, delay);
+  if (record.close) {
+    // Every earlier entry of the QP is written (FIFO): tell the driver its close is done.
+    if (record.cqe.qpn >= icm_.qpc_entries) return;
+    uint8_t closed = 1;
+    dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
+                 icm_.qpc_addr(record.cqe.qpn) + QpcEntry::kClosedOffset, &closed, 1,
+                 DmaSource::Completion, delay);
+    return;
+  }
+  auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
+    return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
+                        DmaSource::ContextTable, d);
+  };
+  const CqcEntry* cqc = record.cqn < icm_.cqc_entries
+                            ? cqc_.get(icm_.cqc_addr(record.cqn), record.cqn, read, delay)
+                            : nullptr;
+  if (!cqc || !cqc->valid || cqc->depth == 0) {
+    ++bad_cq_;
+    return;
+  }
+  CqState& cq = cqs_[record.cqn];
+  if (cq.producer - cq.consumer >= cqc->depth) {
+    ++overflows_;
+    uint8_t flag = 1;
+    dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
+                 icm_.cqc_addr(record.cqn) + CqcEntry::kOverflowOffset, &flag, 1,
+                 DmaSource::Completion, delay);
+    return;
+  }
+  Cqe cqe = record.cqe;
+  cqe.owner = uint8_t(1 + ((cq.producer / cqc->depth) & 1));
+  uint8_t raw[kCqeBytes];
+  cqe.encode(raw);
+  const uint64_t addr = cqc->ring_base + uint64_t(cq.producer % cqc->depth) * kCqeBytes;
+  dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, addr, raw, kCqeBytes,
+               DmaSource::Completion, delay);
+  ++cq.producer;
+  ++completions_;
+  if (cqe.status != CqeStatus::Success) ++errors_;
+}
+
+}  // namespace rnic

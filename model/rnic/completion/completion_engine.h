@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// Writes completion entries into CQ rings in host memory, in the order the engines hand them
+// over, each no earlier than the time it was handed over for. A full ring (producer - consumer
+// = depth) is an overflow: the entry is not written and the CQ context's overflow flag is set,
+// so the driver reports it (never a silent drop, SPEC.md section 1).
+#pragma once
+
+#include <deque>
+#include <unordered_map>
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config/config.h"
+#include "model/rnic/util/context_cache.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/messages.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+#include "tlm/trace.h"
+
+namespace rnic {
+
+class CompletionEngine : public sc_core::sc_module {
+ public:
+  SharedTargetSocket<CompletionEngine> cqe_tsock;   // CompletionRecord messages
+  TargetSocket<CompletionEngine> doorbell_tsock;    // CQ consumer indices
+  TargetSocket<CompletionEngine> ctrl_tsock;        // context changes
+  InitiatorSocket<CompletionEngine> dma_isock;      // CQ context reads, CQE writes
+
+  CompletionEngine(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
+  StatGroup stats;
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+
+ private:
+  struct CqState {
+    uint32_t producer = 0;
+    uint32_t consumer = 0;
+  };
+  struct Queued {
+    sc_core::sc_time handed;  // when the engine handed it over (tracing)
+    sc_core::sc_time at;
+    CompletionRecord record;
+  };
+
+  void cqe_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void write_thread();
+  void write_entry(const CompletionRecord& record, const sc_core::sc_time& handed);
+
+  IcmLayout icm_;
+  Clock clock_;
+  PipelineStage build_stage_;
+  PayloadPool pool_;
+  ContextCache<CqcEntry, kCqcEntryBytes> cqc_;
+  std::unordered_map<uint32_t, CqState> cqs_;
+  std::deque<Queued> queue_;
+  sc_core::sc_event queued_event_;
+  TraceTrack trace_;
+  Counter& completions_;
+  Counter& errors_;
+  Counter& overflows_;
+  Counter& bad_cq_;
+  Histogram& queue_delay_;
+  Occupancy& queue_depth_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/rnic/dma/dma_read_engine.h"
+
+#include <algorithm>
+
+namespace rnic {
+
+DmaReadEngine::DmaReadEngine(sc_core::sc_module_name name, const PcieConfig& config,
+                             const DmaConfig& dma, double clock_mhz)
+    : sc_module(name),
+      read_tsock("read_tsock"),
+      dma_isock("dma_isock"),
+      stats(std::string(this->name())),
+      config_(config),
+      tags_(config.max_read_tags),
+      channels_(dma.read_channels),
+      line_time_(sc_core::sc_time(1000.0 / clock_mhz, sc_core::SC_NS) *
+                 double((64 + std::max<uint32_t>(dma.read_bytes_per_cycle, 1) - 1) /
+                        std::max<uint32_t>(dma.read_bytes_per_cycle, 1))),
+      requests_(stats.add("requests", "requests", "read requests from the engines")),
+      read_tlps_(stats.add("read_tlps", "TLPs", "memory read requests issued (MRRS/4K split)")),
+      bytes_(stats.add("bytes", "bytes", "bytes read")),
+      tag_stall_ps_(stats.add("tag_stall_ps", "ps", "time requests waited for a free read tag")),
+      lines_(stats.add("lines", "lines", "64 B lines moved through the read channels")),
+      channel_stall_ps_(stats.add("channel_stall_ps", "ps",
+                                  "time arrived data waited for its channel")),
+      latency_(stats.add_histogram("request_latency_ns",
+                                   "read request: issue to its last byte moved into the device")),
+      tags_in_use_(stats.add_occupancy("tags_in_use", "tags",
+                                       "PCIe read tags held (at most pcie.max_read_tags)")) {
+  read_tsock.register_b_transport(this, &DmaReadEngine::b_transport);
+}
+
+void DmaReadEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  DmaRequest* req = message_of<DmaRequest>(gp);
+  if (!req || !req->segments) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  ++requests_;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time issue = now + delay;
+  sc_core::sc_time last_done = issue;
+  const uint64_t mrrs = std::max<uint32_t>(config_.mrrs_bytes, 64);
+  // The channel this transfer is reassembled in; `moved` is when it has moved everything so far.
+  sc_core::sc_time moved = channels_.acquire(issue);
+  req->ok = true;
+  uint64_t offset = 0;
+  for (const PhysSegment& seg : *req->segments) {
+    uint64_t addr = seg.addr;
+    uint64_t left = seg.length;
+    while (left > 0) {
+      const uint64_t to_4k = 4096 - (addr & 4095);
+      const uint32_t n = uint32_t(std::min({left, mrrs, to_4k}));
+      const sc_core::sc_time start = tags_.acquire(issue);
+      tag_stall_ps_ += (start - issue).value();
+      sc_core::sc_time d = start - now;
+      if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, req->data + offset, n,
+                        req->source, d))
+        req->ok = false;
+      const sc_core::sc_time done = now + d;
+      tags_.release(done);
+      tags_in_use_.hold(now.value(), start.value(), done.value());
+      // Data moves once the request's last completion is in and the channel is free.
+      if (moved > done) channel_stall_ps_ += (moved - done).value();
+      const uint64_t lines = (addr + n - 1) / 64 - addr / 64 + 1;
+      lines_ += lines;
+      moved = std::max(moved, done) + line_time_ * double(lines);
+      last_done = std::max(last_done, moved);
+      ++read_tlps_;
+      bytes_ += n;
+      addr += n;
+      offset += n;
+      left -= n;
+    }
+  }
+  channels_.release(moved);
+  latency_.add_ps((last_done - issue).value());
+  delay = last_done - now;
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace rnic

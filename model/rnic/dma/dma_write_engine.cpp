@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/rnic/dma/dma_write_engine.h"
+
+namespace rnic {
+
+DmaWriteEngine::DmaWriteEngine(sc_core::sc_module_name name)
+    : sc_module(name),
+      write_tsock("write_tsock"),
+      dma_isock("dma_isock"),
+      stats(std::string(this->name())),
+      requests_(stats.add("requests", "requests", "write requests from the engines")),
+      bytes_(stats.add("bytes", "bytes", "bytes written")) {
+  write_tsock.register_b_transport(this, &DmaWriteEngine::b_transport);
+}
+
+void DmaWriteEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  DmaRequest* req = message_of<DmaRequest>(gp);
+  if (!req || !req->segments) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  ++requests_;
+  const TraceScope slice(trace_, "DMA write", req->trace_id, delay);
+  req->ok = true;
+  uint64_t offset = 0;
+  // Posted writes, one per page segment (the link splits them at MPS); in order on the link.
+  for (const PhysSegment& seg : *req->segments) {
+    if (!dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, seg.addr, req->data + offset,
+                      seg.length, DmaSource::WriteData, delay))
+      req->ok = false;
+    offset += seg.length;
+    bytes_ += seg.length;
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace rnic

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lands incoming data in host memory: one posted write per physical page segment (the link
+// splits them at MPS): read-response data at the requester, write data at the responder.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include "model/rnic/msg/messages.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/trace.h"
+
+namespace rnic {
+
+class DmaWriteEngine : public sc_core::sc_module {
+ public:
+  SharedTargetSocket<DmaWriteEngine> write_tsock;  // DmaRequest messages
+  InitiatorSocket<DmaWriteEngine> dma_isock;  // to the PCIe endpoint
+
+  explicit DmaWriteEngine(sc_core::sc_module_name name);
+  StatGroup stats;
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+
+ private:
+  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+
+  PayloadPool pool_;
+  TraceTrack trace_;
+  Counter& requests_;
+  Counter& bytes_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/rnic/engines/requester.h"
+
+#include <algorithm>
+
+#include "model/rnic/protection/protection_rules.h"
+
+namespace rnic {
+
+namespace {
+constexpr uint16_t kSilentSuccess = 0x001;  // NDK_OP_FLAG_SILENT_SUCCESS
+constexpr uint16_t kReadFence = 0x002;      // NDK_OP_FLAG_READ_FENCE
+constexpr uint16_t kReadLocalInvalidate = 0x100;  // NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE
+constexpr uint32_t kLocalInvalidateSupported = 0x10;  // adapter capability flag
+}  // namespace
+
+Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+                     uint32_t node_id)
+    : sc_module(name),
+      work_tsock("work_tsock"),
+      response_tsock("response_tsock"),
+      qp_event_tsock("qp_event_tsock"),
+      ctrl_tsock("ctrl_tsock"),
+      check_isock("check_isock"),
+      xlate_isock("xlate_isock"),
+      write_isock("write_isock"),
+      read_isock("read_isock"),
+      tx_isock("tx_isock"),
+      cq_isock("cq_isock"),
+      dma_isock("dma_isock"),
+      qp_event_isock("qp_event_isock"),
+      stats(std::string(this->name())),
+      config_(config),
+      icm_(icm),
+      node_id_(node_id),
+      clock_(config.timing.clock_mhz),
+      wqes_(stats.add("wqes", "WQEs", "send-queue requests executed")),
+      reads_(stats.add("reads", "requests", "RDMA read requests sent")),
+      binds_(stats.add("binds", "requests", "bind requests executed")),
+      sends_(stats.add("sends", "requests", "sends transmitted (first attempts)")),
+      rnr_retries_(stats.add("rnr_retries", "packets", "sends retransmitted after an RNR NAK")),
+      writes_(stats.add("writes", "requests", "RDMA write requests sent")),
+      fast_registers_(stats.add("fast_registers", "requests", "fast-register requests executed")),
+      invalidates_(stats.add("invalidates", "requests", "invalidate requests executed")),
+      read_bytes_(stats.add("read_bytes", "bytes", "read response bytes landed in sinks")),
+      completions_(stats.add("completions", "entries", "completions handed to the CQ engine")),
+      errors_(stats.add("errors", "requests", "requests that ended with an error status")),
+      flushed_(stats.add("flushed", "requests", "requests flushed by the QP error state")),
+      ord_stalls_(stats.add("ord_stalls", "requests", "reads that waited for an ORD slot or fence")),
+      stray_responses_(stats.add("stray_responses", "packets", "responses matching no read")),
+      read_latency_(stats.add_histogram(
+          "read_latency_ns",
+          "RDMA read sent: execution start to retirement (completion hand-off)")),
+      write_latency_(stats.add_histogram(
+          "write_latency_ns", "RDMA write sent: execution start to retirement after its ACK")),
+      send_latency_(stats.add_histogram("send_latency_ns",
+                                        "send sent: execution start to retirement after its ACK")),
+      reads_in_flight_(stats.add_occupancy(
+          "reads_outstanding", "reads",
+          "reads sent and awaiting their response, all QPs (per QP at most its ORD)")) {
+  work_tsock.register_b_transport(this, &Requester::work_b_transport);
+  response_tsock.register_b_transport(this, &Requester::response_b_transport);
+  qp_event_tsock.register_b_transport(this, &Requester::qp_event_b_transport);
+  ctrl_tsock.register_b_transport(this, &Requester::ctrl_b_transport);
+  SC_HAS_PROCESS(Requester);
+  SC_THREAD(retry_thread);
+  if (config.sim.fast) set_stack_size(4u << 20);  // retransmissions run nested, as in WqeFetcher
+}
+
+void Requester::retry_thread() {
+  for (;;) {
+    if (retries_.empty()) {
+      wait(retry_event_);
+      continue;
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (retries_.front().at > now) {
+      wait(retries_.front().at - now, retry_event_);
+      continue;
+    }
+    const RetryAt retry = retries_.front();
+    retries_.pop_front();
+    auto it = qps_.find(retry.qpn);
+    Pending* p = it != qps_.end() ? find(it->second, retry.sequence) : nullptr;
+    if (!p || p->done || !p->awaiting_response) continue;  // flushed meanwhile
+    ++rnr_retries_;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    send_message(pool_, tx_isock, p->retry, delay);
+  }
+}
+
+const QpcEntry* Requester::qpc(uint32_t qpn, sc_core::sc_time& delay) {
+  if (qpn >= icm_.qpc_entries) return nullptr;
+  auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
+    return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
+                        DmaSource::ContextTable, d);
+  };
+  return qpc_.get(icm_.qpc_addr(qpn), qpn, read, delay);
+}
+
+Requester::QpState& Requester::state(uint32_t qpn) {
+  QpState& qp = qps_[qpn];
+  qp.qpn = qpn;
+  return qp;
+}
+
+Requester::Pending* Requester::find(QpState& qp, uint64_t sequence) {
+  if (qp.pending.empty()) return nullptr;
+  const uint64_t first = qp.pending.front().sequence;
+  if (sequence < first || sequence - first >= qp.pending.size()) return nullptr;
+  return &qp.pending[size_t(sequence - first)];
+}
+
+void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const WorkRequest* work = message_of<WorkRequest>(gp);
+  if (!work) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (work->close) {
+    close(work->qpn, delay);
+    return;
+  }
+  const uint32_t qpn = work->qpn;
+  const Wqe wqe = work->wqe;
+  const uint32_t wqe_index = work->wqe_index;
+  const uint64_t trace_id = work->trace_id;
+  ++wqes_;
+  if (!config_.sim.fast) {
+    wait(delay);  // the WQE is decoded; execution starts now
+    delay = sc_core::SC_ZERO_TIME;
+  }  // fast mode: execution starts at the annotated time, without synchronising
+  const TraceScope slice(trace_, "execute", trace_id, delay);
+
+  QpState& qp = state(qpn);
+  const uint64_t sequence = qp.next_sequence++;
+  Pending entry;
+  entry.sequence = sequence;
+  entry.wr_id = wqe.wr_id;
+  entry.wqe_index = wqe_index;
+  entry.trace_id = trace_id;
+  entry.opcode = wqe.opcode;
+  entry.flags = wqe.flags;
+  entry.started_ps = (sc_core::sc_time_stamp() + delay).value();
+  qp.pending.push_back(entry);
+
+  // READ_FENCE: no request starts before every earlier read of the QP has completed.
+  if ((wqe.flags & kReadFence) && !qp.error) wait_for_read_slot(qp, 1, delay);
+  Pending* fenced = find(qp, sequence);
+  if (!fenced || fenced->done) {  // flushed while it waited
+    retire(qpn, qp, delay);
+    return;
+  }
+  const QpcEntry* context = qpc(qpn, delay);
+  if (qp.error) {
+    ++flushed_;
+    finish(qp, qp.pending.back(), CqeStatus::Flush);
+  } else if (!context || !context->valid || !context->connected || !wqe_well_formed(wqe)) {
+    // No usable QP context, or a malformed WQE (a flag its opcode does not define, inline
+    // data that does not fit): a local QP operation error, STATUS_INTERNAL_ERROR (SPEC.md 3).
+    finish(qp, qp.pending.back(), CqeStatus::LocalQpOperation);
+  } else if (wqe.opcode == WqeOpcode::Read) {
+    const QpcEntry copy = *context;
+    execute_read(qpn, qp, copy, sequence, wqe, delay);
+  } else if (wqe.opcode == WqeOpcode::Write || wqe.opcode == WqeOpcode::Send ||
+             wqe.opcode == WqeOpcode::SendInvalidate) {
+    const QpcEntry copy = *context;
+    execute_outbound(qpn, qp, copy, sequence, wqe, delay);
+  } else if (wqe.opcode == WqeOpcode::Bind) {
+    const CqeStatus status = execute_bind(qpn, *context, wqe, trace_id, delay);
+    if (Pending* p = find(qp, sequence)) finish(qp, *p, status);
+  } else if (wqe.opcode == WqeOpcode::FastRegister) {
+    const CqeStatus status = execute_fast_register(qpn, *context, wqe, trace_id, delay);
+    if (Pending* p = find(qp, sequence)) finish(qp, *p, status);
+  } else if (wqe.opcode == WqeOpcode::Invalidate) {
+    const QpcEntry copy = *context;
+    const CqeStatus status = execute_invalidate(qpn, qp, copy, sequence, wqe, trace_id, delay);
+    Pending* p = find(qp, sequence);
+    if (p && !p->done) finish(qp, *p, status);
+  } else {
+    // Not executed by this version of the device: a local QP operation error.
+    finish(qp, qp.pending.back(), CqeStatus::LocalQpOperation);
+  }
+  retire(qpn, qp, delay);
+}
+
+void Requester::wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay) {
+  if (qp.reads_outstanding < limit || qp.error) return;
+  ++ord_stalls_;
+  wait(delay);
+  delay = sc_core::SC_ZERO_TIME;
+  while (qp.reads_outstanding >= limit && !qp.error) wait(*qp.progress);
+}
+
+CqeStatus Requester::land_response(uint32_t qpn, Pending& p, const Packet& packet,
+                                   sc_core::sc_time& delay) {
+  if (packet.kind == PacketKind::Nak) return packet.syndrome;
+  // An acknowledgement answers a write or send; read data answers a read: anything else is a
+  // protocol error.
+  const bool read = p.opcode == WqeOpcode::Read;
+  if (packet.kind == PacketKind::Ack) return read ? CqeStatus::RemoteOperation : CqeStatus::Success;
+  if (!read || packet.payload.size() != p.bytes) return CqeStatus::RemoteOperation;
+  // The sinks were checked when the read started; their MRs may have been deregistered,
+  // closed or invalidated since. Every sink is checked again before any byte lands.
+  const QpcEntry* context = qpc(qpn, delay);
+  for (uint32_t i = 0; i < p.sinks; ++i) {
+    SinkSge& sink = p.sink[i];
+    ProtectionRequest check;
+    check.op = ProtectionOp::LocalAccess;
+    check.token = sink.token;
+    check.pd = context ? context->pd : 0;
+    check.qpn = qpn;
+    check.va = sink.va;
+    check.length = sink.length;
+    check.access = p.sink_access;
+    check.trace_id = p.trace_id;
+    send_message(pool_, check_isock, check, delay);
+    if (!context || check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+    sink.region = check.region;
+  }
+  uint64_t offset = 0;
+  for (uint32_t i = 0; i < p.sinks; ++i) {
+    const SinkSge& sink = p.sink[i];
+    translate_.region = sink.region;
+    translate_.va = sink.va;
+    translate_.length = sink.length;
+    translate_.trace_id = p.trace_id;
+    send_message(pool_, xlate_isock, translate_, delay);
+    if (!translate_.ok) return CqeStatus::LocalProtection;
+    DmaRequest write;
+    write.trace_id = p.trace_id;
+    write.segments = &translate_.segments;
+    write.data = const_cast<uint8_t*>(packet.payload.data()) + offset;
+    send_message(pool_, write_isock, write, delay);
+    if (!write.ok) return CqeStatus::LocalProtection;
+    offset += sink.length;
+  }
+  read_bytes_ += offset;
+  return CqeStatus::Success;
+}
+
+void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const Packet* packet = message_of<Packet>(gp);
+  auto it = packet ? qps_.find(packet->dst_qpn) : qps_.end();
+  Pending* p = it != qps_.end() ? find(it->second, packet->sequence) : nullptr;
+  if (!p || !p->awaiting_response) {
+    ++stray_responses_;  // e.g. the read was flushed meanwhile
+    return;
+  }
+  QpState& qp = it->second;
+  const TraceScope slice(trace_, "response", p->trace_id, delay);
+  if (packet->kind == PacketKind::RnrNak) {
+    if (p->rnr_retries < config_.qp.rnr_retry_count) {
+      // Receiver not ready: send again after the RNR timer (IB 9.7.5.2.8).
+      ++p->rnr_retries;
+      const sc_core::sc_time timer(double(config_.qp.rnr_timer_ns), sc_core::SC_NS);
+      retries_.push_back({sc_core::sc_time_stamp() + delay + timer, packet->dst_qpn,
+                          packet->sequence});
+      retry_event_.notify(sc_core::SC_ZERO_TIME);
+      return;
+    }
+    p->awaiting_response = false;
+    finish(qp, *p, CqeStatus::RnrRetryExceeded);
+    retire(packet->dst_qpn, qp, delay);
+    return;
+  }
+  p->awaiting_response = false;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (p->opcode == WqeOpcode::Read) {
+    --qp.reads_outstanding;
+    // The slot frees where the mode frees it: at this call (cycle mode: the count above), or
+    // at the response's annotated time (fast mode: the ORD slot pool).
+    read_ended(*p, now.value(), (config_.sim.fast ? now + delay : now).value());
+  }
+  release_ord_slot(qp, *p, now + delay);
+  CqeStatus status = land_response(packet->dst_qpn, *p, *packet, delay);
+  if (status == CqeStatus::Success && p->opcode == WqeOpcode::Read &&
+      (p->flags & kReadLocalInvalidate) && (config_.adapter_flags & kLocalInvalidateSupported) &&
+      p->sinks > 0) {
+    // RDMA_READ_LOCAL_INVALIDATE: the read's success invalidates its first sink's token.
+    const QpcEntry* context = qpc(packet->dst_qpn, delay);
+    ProtectionRequest invalidate;
+    invalidate.op = ProtectionOp::Invalidate;
+    invalidate.token = p->first_sink_token;
+    invalidate.pd = context ? context->pd : 0;
+    invalidate.qpn = packet->dst_qpn;
+    invalidate.trace_id = p->trace_id;
+    send_message(pool_, check_isock, invalidate, delay);
+    if (invalidate.status != CqeStatus::Success) status = CqeStatus::LocalProtection;
+  }
+  finish(qp, *p, status);
+  retire(packet->dst_qpn, qp, delay);
+}
+
+void Requester::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const QpErrorEvent* event = message_of<QpErrorEvent>(gp);
+  if (!event) return;
+  QpState& qp = state(event->qpn);
+  if (qp.error) return;
+  // The responder side of this QP failed: flush everything not finished yet.
+  flush_all(qp);
+  retire(event->qpn, qp, delay);
+}
+
+void Requester::flush_all(QpState& qp) {
+  qp.error = true;
+  // Every request not completed yet completes CANCELLED (SPEC.md 4 Flush), also one that has
+  // ended but waits behind an earlier one still running: its completion would come after
+  // that one's CANCELLED, where only CANCELLED may follow.
+  for (Pending& p : qp.pending) {
+    if (!p.done || p.status == CqeStatus::Success) ++flushed_;
+    if (p.awaiting_response && p.opcode == WqeOpcode::Read) {
+      --qp.reads_outstanding;
+      const uint64_t now_ps = sc_core::sc_time_stamp().value();
+      read_ended(p, now_ps, now_ps);
+    }
+    release_ord_slot(qp, p, sc_core::sc_time_stamp());
+    p.awaiting_response = false;
+    p.done = true;
+    p.status = CqeStatus::Flush;
+  }
+  qp.progress->notify(sc_core::SC_ZERO_TIME);
+}
+
+void Requester::close(uint32_t qpn, sc_core::sc_time& delay) {
+  // Every request of the QP ahead of the marker completes (flushed, if the driver did not
+  // flush first); the marker then follows their completions through the completion engine.
+  QpState& qp = state(qpn);
+  flush_all(qp);
+  retire(qpn, qp, delay);
+  CompletionRecord record;
+  record.close = true;
+  record.cqe.qpn = qpn;
+  sc_core::sc_time d = delay;
+  send_message(pool_, cq_isock, record, d);
+}
+
+void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const ContextChange* change = message_of<ContextChange>(gp);
+  if (change && change->kind == ContextKind::QpFlush) {
+    // Flush(qp): every pending request completes CANCELLED, later ones too (error state).
+    QpState& qp = state(change->index);
+    flush_all(qp);
+    sc_core::sc_time d = delay;
+    retire(change->index, qp, d);
+  } else if (change && change->kind == ContextKind::Qpc) {
+    qpc_.invalidate(change->index);
+    auto it = qps_.find(change->index);
+    // A QP being (re)created starts clean; one being connected has no requests yet.
+    if (it != qps_.end() && it->second.pending.empty()) {
+      it->second.error = false;
+      it->second.reads_outstanding = 0;
+    }
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
+  p.done = true;
+  p.status = status;
+  qp.progress->notify(sc_core::SC_ZERO_TIME);
+  if (status != CqeStatus::Success && status != CqeStatus::Flush) {
+    ++errors_;
+    // Completions leave in posting order, so the first error completion is that of the
+    // earliest failed request, not of the first to fail: a later request can fail a local
+    // check, or its NAK overtake, while an earlier read still waits. Everything after the
+    // earliest error completes CANCELLED (SPEC.md 4), a later error included.
+    flush_after(qp, p.sequence);
+    if (!qp.error) {
+      qp.error = true;
+      // The whole QP enters the error state: its responder side flushes the posted receives
+      // and refuses further requests (SPEC.md 4), once this error's completion is out.
+      qp.responder_notice = status;
+    }
+  }
+}
+
+void Requester::flush_after(QpState& qp, uint64_t sequence) {
+  for (Pending& later : qp.pending) {
+    if (later.sequence <= sequence) continue;
+    if (later.awaiting_response && later.opcode == WqeOpcode::Read) {
+      --qp.reads_outstanding;
+      const uint64_t now_ps = sc_core::sc_time_stamp().value();
+      read_ended(later, now_ps, now_ps);
+    }
+    release_ord_slot(qp, later, sc_core::sc_time_stamp());
+    later.awaiting_response = false;
+    if (!later.done || later.status != CqeStatus::Flush) ++flushed_;
+    if (later.done && later.status != CqeStatus::Success && later.status != CqeStatus::Flush)
+      --errors_.value;  // an error behind an earlier one: it completes CANCELLED instead
+    later.done = true;
+    later.status = CqeStatus::Flush;
+  }
+  qp.progress->notify(sc_core::SC_ZERO_TIME);
+}
+
+void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
+  const QpcEntry* context = qpc(qpn, delay);
+  while (!qp.pending.empty() && qp.pending.front().done) {
+    const Pending p = std::move(qp.pending.front());
+    qp.pending.pop_front();
+    if (p.sent) record_latency(p, (sc_core::sc_time_stamp() + delay).value());
+    if (p.status == CqeStatus::Success && (p.flags & kSilentSuccess)) continue;
+    if (!context) continue;  // no QP context: nowhere to complete (counted as an error)
+    CompletionRecord record;
+    record.cqn = context->cqn;
+    record.cqe.status = p.status;
+    record.cqe.opcode = completion_opcode(p.opcode);
+    record.cqe.byte_count = p.status == CqeStatus::Success ? p.bytes : 0;
+    record.cqe.wr_id = p.wr_id;
+    record.cqe.qpn = qpn;
+    record.cqe.wqe_index = p.wqe_index;
+    record.trace_id = p.trace_id;
+    sc_core::sc_time d = delay;
+    send_message(pool_, cq_isock, record, d);
+    ++completions_;
+  }
+  if (qp.responder_notice != CqeStatus::Success && !has_error_pending(qp)) {
+    QpErrorEvent event{qpn, qp.responder_notice};
+    qp.responder_notice = CqeStatus::Success;
+    sc_core::sc_time d = delay;
+    send_message(pool_, qp_event_isock, event, d);
+  }
+}
+
+void Requester::release_ord_slot(QpState& qp, Pending& p, const sc_core::sc_time& at) {
+  if (!p.holds_ord_slot) return;
+  p.holds_ord_slot = false;
+  qp.ord_slots.release(at);
+}
+
+void Requester::read_ended(const Pending& p, uint64_t now_ps, uint64_t at_ps) {
+  reads_in_flight_.down(now_ps, std::max(at_ps, p.sent_ps));
+}
+
+void Requester::record_latency(const Pending& p, uint64_t end_ps) {
+  const uint64_t ps = end_ps > p.started_ps ? end_ps - p.started_ps : 0;
+  if (p.opcode == WqeOpcode::Read) {
+    read_latency_.add_ps(ps);
+  } else if (p.opcode == WqeOpcode::Write) {
+    write_latency_.add_ps(ps);
+  } else {
+    send_latency_.add_ps(ps);  // Send, SendInvalidate: the only other kinds that go out
+  }
+}
+
+uint32_t Requester::wqes_in_flight() const {
+  size_t n = 0;
+  for (const auto& [qpn, qp] : qps_) n += qp.pending.size();
+  return uint32_t(n);
+}
+
+uint32_t Requester::reads_outstanding() const {
+  uint32_t n = 0;
+  for (const auto& [qpn, qp] : qps_) n += qp.reads_outstanding;
+  return n;
+}
+
+bool Requester::has_error_pending(const QpState& qp) {
+  // The error completion has not been retired yet if a non-flush error is still queued.
+  for (const Pending& p : qp.pending) {
+    if (p.done && p.status != CqeStatus::Success && p.status != CqeStatus::Flush) return true;
+  }
+  return false;
+}
+
+}  // namespace rnic

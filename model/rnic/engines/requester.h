@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+// The requester engine: executes send-queue WQEs (Read, Write, Bind, FastRegister,
+// Invalidate) in posting order, keeps at most
+// ORD reads outstanding per QP (more wait, they never fail), honours READ_FENCE, lands read
+// responses in the sink SGEs, and retires requests in posting order, so completions of one
+// send queue arrive in posting order. The first error puts the QP in the error state: every
+// later request completes with a flush status (SPEC.md section 4).
+#pragma once
+
+#include <array>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config/config.h"
+#include "model/rnic/util/context_cache.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/messages.h"
+#include "tlm/payload_pool.h"
+#include "tlm/recycling_allocator.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+#include "tlm/trace.h"
+
+namespace rnic {
+
+class Requester : public sc_core::sc_module {
+ public:
+  TargetSocket<Requester> work_tsock;       // decoded WQEs from the WqeFetcher
+  TargetSocket<Requester> response_tsock;   // read responses / NAKs from the Port
+  TargetSocket<Requester> qp_event_tsock;   // QP errors found by the Responder
+  TargetSocket<Requester> ctrl_tsock;       // context changes
+  InitiatorSocket<Requester> check_isock;   // ProtectionChecker
+  InitiatorSocket<Requester> xlate_isock;   // Mtt
+  InitiatorSocket<Requester> write_isock;   // DmaWriteEngine
+  InitiatorSocket<Requester> read_isock;    // DmaReadEngine (write source data)
+  InitiatorSocket<Requester> tx_isock;      // Port
+  InitiatorSocket<Requester> cq_isock;      // CompletionEngine
+  InitiatorSocket<Requester> dma_isock;     // QP context reads
+  InitiatorSocket<Requester> qp_event_isock;  // this QP's Responder side: a local error
+
+  Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+            uint32_t node_id);
+  StatGroup stats;
+  // Execute and response slices on this unit's track; DMA reads of source data on the
+  // DmaReadEngine's track (`dma_read_path`), which traces nothing itself.
+  void attach_trace(TraceSink* sink, const std::string& dma_read_path) {
+    trace_.attach(sink, name());
+    dma_read_trace_.attach(sink, dma_read_path);
+  }
+  // Gauges for waveforms: requests accepted and not yet retired, reads awaiting a response.
+  uint32_t wqes_in_flight() const;
+  uint32_t reads_outstanding() const;
+
+ private:
+  struct SinkSge {
+    Region region;
+    uint64_t va = 0;
+    uint32_t length = 0;
+    uint32_t token = 0;  // checked again when read data lands (the MR may be gone by then)
+  };
+  struct Pending {
+    uint64_t sequence = 0;
+    uint64_t wr_id = 0;
+    uint64_t trace_id = 0;
+    uint32_t wqe_index = 0;
+    WqeOpcode opcode = WqeOpcode::Nop;
+    uint16_t flags = 0;
+    bool done = false;
+    bool awaiting_response = false;
+    bool holds_ord_slot = false;  // fast mode: owns one of qp.ord_slots until it finishes
+    bool sent = false;            // its request went out (latency histograms)
+    uint64_t started_ps = 0;      // execution start (absolute)
+    uint64_t sent_ps = 0;         // request handed to the port (absolute)
+    CqeStatus status = CqeStatus::Success;
+    uint32_t bytes = 0;
+    uint8_t sinks = 0;
+    uint16_t sink_access = 0;  // rights the sinks were checked for
+    std::array<SinkSge, kMaxSge> sink{};
+    uint32_t first_sink_token = 0;  // RDMA_READ_LOCAL_INVALIDATE target
+    uint32_t rnr_retries = 0;
+    Packet retry;  // Send: the packet to retransmit after an RNR NAK
+  };
+  struct RetryAt {
+    sc_core::sc_time at;
+    uint32_t qpn;
+    uint64_t sequence;
+  };
+  struct QpState {
+    uint32_t qpn = 0;
+    // Posting order; deque keeps references stable on push. A Pending is larger than a deque
+    // node's 512 B target, so each push allocated a node: recycled instead.
+    std::deque<Pending, RecyclingAllocator<Pending>> pending;
+    uint64_t next_sequence = 0;
+    uint32_t reads_outstanding = 0;
+    // Fast mode: read responses arrive as nested calls, so the count above never reaches
+    // ORD; instead each read holds a slot until its response's (annotated) time, and a read
+    // starts no earlier than a slot is free: ORD still spaces reads in simulated time.
+    SlotPool ord_slots;
+    uint32_t ord_slot_count = 0;
+    bool error = false;
+    // A local error still to be told to the responder side, after its completion is out.
+    CqeStatus responder_notice = CqeStatus::Success;
+    // Notified whenever a request of this QP finishes (ORD slots, fences).
+    std::unique_ptr<sc_core::sc_event> progress = std::make_unique<sc_core::sc_event>();
+  };
+
+  void work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+
+  const QpcEntry* qpc(uint32_t qpn, sc_core::sc_time& delay);
+  QpState& state(uint32_t qpn);
+  Pending* find(QpState& qp, uint64_t sequence);
+  void execute_read(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
+                    const Wqe& wqe, sc_core::sc_time& delay);
+  // Write, Send, SendAndInvalidate: reads the source SGEs and transmits the data.
+  void execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
+                        const Wqe& wqe, sc_core::sc_time& delay);
+  // Fills tx_packet_'s header for a request of this QP (the payload is the caller's).
+  void start_request(PacketKind kind, uint32_t qpn, const QpcEntry& qpc, uint64_t sequence,
+                     const Wqe& wqe, uint64_t length);
+  CqeStatus execute_bind(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint64_t trace_id,
+                         sc_core::sc_time& delay);
+  CqeStatus execute_fast_register(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
+                                  uint64_t trace_id, sc_core::sc_time& delay);
+  CqeStatus execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntry& qpc,
+                               uint64_t sequence, const Wqe& wqe, uint64_t trace_id,
+                               sc_core::sc_time& delay);
+  // Local SGE checks; fills p.sink (regions) and returns the total length, or fails.
+  CqeStatus check_sgl(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint16_t access,
+                      Pending& p, uint64_t* total, sc_core::sc_time& delay);
+  void flush_all(QpState& qp);
+  // The close marker of `qpn` (WorkRequest::close): see ContextKind::QpClose.
+  void close(uint32_t qpn, sc_core::sc_time& delay);
+  CqeStatus land_response(uint32_t qpn, Pending& p, const Packet& packet, sc_core::sc_time& delay);
+  // Ends `p` with `status`; an error also flushes every later request of the QP.
+  void finish(QpState& qp, Pending& p, CqeStatus status);
+  void flush_after(QpState& qp, uint64_t sequence);
+  void retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
+  static bool has_error_pending(const QpState& qp);
+  void retry_thread();
+  void wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay);
+  // Fast mode: frees p's ORD slot at `at` (absolute), if it holds one.
+  static void release_ord_slot(QpState& qp, Pending& p, const sc_core::sc_time& at);
+  // A read stops being outstanding at `at_ps` (absolute; not before it was sent).
+  void read_ended(const Pending& p, uint64_t now_ps, uint64_t at_ps);
+  // Latency of a retired request, by kind, from execution start to `end_ps`.
+  void record_latency(const Pending& p, uint64_t end_ps);
+  // Local-invalidate fence: waits until every earlier request of the QP has finished.
+  void wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay);
+
+  RnicConfig config_;
+  IcmLayout icm_;
+  uint32_t node_id_;
+  Clock clock_;
+  PayloadPool pool_;
+  ContextCache<QpcEntry, kQpcEntryBytes> qpc_;
+  std::unordered_map<uint32_t, QpState> qps_;
+  Packet tx_packet_;
+  std::deque<RetryAt> retries_;  // in time order: every retry waits the same RNR timer
+  sc_core::sc_event retry_event_;
+  TranslateRequest translate_;
+  TraceTrack trace_;
+  TraceTrack dma_read_trace_;
+  Counter& wqes_;
+  Counter& reads_;
+  Counter& binds_;
+  Counter& sends_;
+  Counter& rnr_retries_;
+  Counter& writes_;
+  Counter& fast_registers_;
+  Counter& invalidates_;
+  Counter& read_bytes_;
+  Counter& completions_;
+  Counter& errors_;
+  Counter& flushed_;
+  Counter& ord_stalls_;
+  Counter& stray_responses_;
+  Histogram& read_latency_;
+  Histogram& write_latency_;
+  Histogram& send_latency_;
+  Occupancy& reads_in_flight_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Requester's verb executors: what each send-queue WQE does on the device.
+#include <algorithm>
+
+#include "model/rnic/protection/protection_rules.h"
+#include "model/rnic/engines/requester.h"
+
+namespace rnic {
+
+namespace {
+constexpr uint32_t kSinkNotRequired = 0x2;  // NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED
+}  // namespace
+
+CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                               uint16_t access, Pending& p, uint64_t* total,
+                               sc_core::sc_time& delay) {
+  if (wqe.nsge > config_.qp.max_sge || wqe.nsge > kMaxSge) return CqeStatus::LocalQpOperation;
+  *total = 0;
+  p.sinks = 0;
+  for (uint32_t i = 0; i < wqe.nsge; ++i) {
+    const Sge& sge = wqe.sge[i];
+    if (sge.length == 0) continue;
+    ProtectionRequest check;
+    check.op = ProtectionOp::LocalAccess;
+    check.token = sge.token;
+    check.pd = context.pd;
+    check.qpn = qpn;
+    check.va = sge.addr;
+    check.length = sge.length;
+    check.access = access;
+    check.trace_id = p.trace_id;
+    send_message(pool_, check_isock, check, delay);
+    if (check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+    if (p.sinks == 0) p.first_sink_token = sge.token;
+    p.sink[p.sinks++] = SinkSge{check.region, sge.addr, sge.length, sge.token};
+    *total += sge.length;
+  }
+  if (*total > config_.qp.max_transfer_bytes) return CqeStatus::LocalLength;
+  p.sink_access = access;
+  return CqeStatus::Success;
+}
+
+void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
+                             uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay) {
+  Pending* p = find(qp, sequence);
+  // Sink checks (SPEC.md 5 Read, requester side): VALID local MR of this PD, local write,
+  // inside the MR, and RDMA_READ_SINK unless the adapter does not require it.
+  uint16_t access = kAccessLocalWrite;
+  if (!(config_.adapter_flags & kSinkNotRequired)) access |= kAccessReadSink;
+  uint64_t total = 0;
+  const CqeStatus checked = check_sgl(qpn, context, wqe, access, *p, &total, delay);
+  p = find(qp, sequence);
+  if (checked != CqeStatus::Success) {
+    finish(qp, *p, checked);
+    return;
+  }
+  const uint32_t ord = std::max<uint32_t>(1, std::min(context.ord, config_.qp.max_ord));
+  wait_for_read_slot(qp, ord, delay);
+  p = find(qp, sequence);
+  if (!p || p->done) return;  // flushed while it waited
+  if (qp.error) {
+    finish(qp, *p, CqeStatus::Flush);
+    return;
+  }
+  if (config_.sim.fast) {
+    if (qp.ord_slot_count != ord && qp.reads_outstanding == 0) {
+      qp.ord_slots.resize(ord);
+      qp.ord_slot_count = ord;
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time start = qp.ord_slots.acquire(now + delay);
+    if (start > now + delay) ++ord_stalls_;
+    delay = start - now;
+    p->holds_ord_slot = true;
+  }
+  start_request(PacketKind::ReadRequest, qpn, context, sequence, wqe, total);
+  tx_packet_.trace_id = p->trace_id;
+  tx_packet_.payload.clear();
+  p->awaiting_response = true;
+  p->bytes = uint32_t(total);
+  p->sent = true;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  p->sent_ps = (now + delay).value();
+  reads_in_flight_.up(now.value(), p->sent_ps);
+  ++qp.reads_outstanding;
+  ++reads_;
+  send_message(pool_, tx_isock, tx_packet_, delay);
+}
+
+void Requester::start_request(PacketKind kind, uint32_t qpn, const QpcEntry& context,
+                              uint64_t sequence, const Wqe& wqe, uint64_t length) {
+  tx_packet_.kind = kind;
+  tx_packet_.src_node = node_id_;
+  tx_packet_.dst_node = context.peer_node;
+  tx_packet_.src_qpn = qpn;
+  tx_packet_.dst_qpn = context.peer_qpn;
+  tx_packet_.sequence = sequence;
+  tx_packet_.remote_addr = wqe.remote_addr;
+  tx_packet_.remote_token = wqe.remote_token;
+  tx_packet_.length = uint32_t(length);
+  tx_packet_.syndrome = CqeStatus::Success;
+  tx_packet_.invalidate = false;
+}
+
+CqeStatus Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                                  uint64_t trace_id, sc_core::sc_time& delay) {
+  ProtectionRequest bind;
+  bind.trace_id = trace_id;
+  bind.op = ProtectionOp::Bind;
+  bind.token = wqe.remote_token;
+  bind.mr_token = wqe.aux_token;
+  bind.pd = context.pd;
+  bind.qpn = qpn;
+  bind.va = wqe.remote_addr;
+  bind.length = wqe.length;
+  bind.rights = access_from_op_flags(wqe.access) & (kAccessRemoteRead | kAccessRemoteWrite);
+  bind.zero_based = wqe.zero_based ? 1 : 0;
+  send_message(pool_, check_isock, bind, delay);
+  if (bind.status == CqeStatus::Success) ++binds_;
+  return bind.status == CqeStatus::Success ? CqeStatus::Success : CqeStatus::MwBind;
+}
+
+void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& context,
+                                 uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay) {
+  Pending* p = find(qp, sequence);
+  uint64_t total = 0;
+  if (wqe.is_inline()) {
+    // INLINE (SPEC.md 2): the payload was copied into the WQE at post time; there are no
+    // SGEs, so no local key check and no DMA read of the source buffer.
+    total = wqe.length;  // <= kMaxInlineBytes: wqe_well_formed() checked it
+    p->sinks = 0;
+    tx_packet_.payload.assign(wqe.inline_data.begin(), wqe.inline_data.begin() + total);
+  } else {
+    // Source SGEs: local read is always granted, so only key, PD and range are checked.
+    const CqeStatus checked = check_sgl(qpn, context, wqe, 0, *p, &total, delay);
+    if (checked != CqeStatus::Success) {
+      finish(qp, *p, checked);
+      return;
+    }
+    tx_packet_.payload.resize(total);
+  }
+  uint64_t offset = 0;
+  for (uint32_t i = 0; i < p->sinks; ++i) {
+    const SinkSge& source = p->sink[i];
+    translate_.region = source.region;
+    translate_.va = source.va;
+    translate_.length = source.length;
+    translate_.trace_id = p->trace_id;
+    send_message(pool_, xlate_isock, translate_, delay);
+    DmaRequest read;
+    read.segments = &translate_.segments;
+    read.data = tx_packet_.payload.data() + offset;
+    read.trace_id = p->trace_id;
+    if (translate_.ok) {
+      const TraceScope slice(dma_read_trace_, "DMA read", p->trace_id, delay);
+      send_message(pool_, read_isock, read, delay);
+    }
+    if (!translate_.ok || !read.ok) {
+      finish(qp, *p, CqeStatus::LocalProtection);
+      return;
+    }
+    offset += source.length;
+  }
+  const bool send = wqe.opcode == WqeOpcode::Send || wqe.opcode == WqeOpcode::SendInvalidate;
+  start_request(send ? PacketKind::SendRequest : PacketKind::WriteRequest, qpn, context, sequence,
+                wqe, total);
+  tx_packet_.invalidate = wqe.opcode == WqeOpcode::SendInvalidate;
+  tx_packet_.trace_id = p->trace_id;
+  p->awaiting_response = true;
+  p->bytes = uint32_t(total);
+  p->sinks = 0;  // nothing to land on the acknowledgement
+  p->sent = true;
+  if (send) {
+    p->retry = tx_packet_;  // kept for RNR retries
+    ++sends_;
+  } else {
+    ++writes_;
+  }
+  send_message(pool_, tx_isock, tx_packet_, delay);
+}
+
+CqeStatus Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                                           uint64_t trace_id, sc_core::sc_time& delay) {
+  ProtectionRequest req;
+  req.trace_id = trace_id;
+  req.op = ProtectionOp::FastRegisterCheck;
+  req.token = wqe.remote_token;
+  req.pd = context.pd;
+  req.qpn = qpn;
+  req.va = wqe.remote_addr;
+  req.length = wqe.length;
+  req.rights = access_from_op_flags(wqe.access);
+  req.page_count = wqe.page_count;
+  req.fbo = wqe.fbo;
+  send_message(pool_, check_isock, req, delay);
+  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+  // The device reads the page array by DMA and writes the translation entries.
+  PageListLoad load;
+  load.page_list = wqe.page_list;
+  load.count = wqe.page_count;
+  load.mtt_index = req.region.mtt_index;
+  load.page_shift = 12;
+  load.trace_id = trace_id;
+  send_message(pool_, xlate_isock, load, delay);
+  if (!load.ok) return CqeStatus::LocalProtection;
+  req.op = ProtectionOp::FastRegisterCommit;
+  send_message(pool_, check_isock, req, delay);
+  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+  ++fast_registers_;
+  return CqeStatus::Success;
+}
+
+CqeStatus Requester::execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntry& context,
+                                        uint64_t sequence, const Wqe& wqe, uint64_t trace_id,
+                                        sc_core::sc_time& delay) {
+  wait_for_earlier(qp, sequence, delay);
+  const Pending* p = find(qp, sequence);
+  if (!p || p->done || qp.error) return CqeStatus::Flush;
+  ProtectionRequest req;
+  req.trace_id = trace_id;
+  req.op = ProtectionOp::Invalidate;
+  req.token = wqe.remote_token;
+  req.pd = context.pd;
+  req.qpn = qpn;
+  send_message(pool_, check_isock, req, delay);
+  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+  ++invalidates_;
+  return CqeStatus::Success;
+}
+
+void Requester::wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay) {
+  auto earlier_pending = [&] {
+    for (const Pending& p : qp.pending) {
+      if (p.sequence >= sequence) break;
+      if (!p.done) return true;
+    }
+    return false;
+  };
+  if (!earlier_pending()) return;
+  ++ord_stalls_;
+  wait(delay);
+  delay = sc_core::SC_ZERO_TIME;
+  while (earlier_pending() && !qp.error) wait(*qp.progress);
+}
+
+}  // namespace rnic

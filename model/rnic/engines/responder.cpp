@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/rnic/engines/responder.h"
+
+#include <algorithm>
+
+namespace rnic {
+
+Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+                     uint32_t node_id)
+    : sc_module(name),
+      request_tsock("request_tsock"),
+      ctrl_tsock("ctrl_tsock"),
+      doorbell_tsock("doorbell_tsock"),
+      qp_event_tsock("qp_event_tsock"),
+      check_isock("check_isock"),
+      xlate_isock("xlate_isock"),
+      read_isock("read_isock"),
+      write_isock("write_isock"),
+      tx_isock("tx_isock"),
+      qp_event_isock("qp_event_isock"),
+      cq_isock("cq_isock"),
+      dma_isock("dma_isock"),
+      stats(std::string(this->name())),
+      config_(config),
+      icm_(icm),
+      node_id_(node_id),
+      clock_(config.timing.clock_mhz),
+      parse_stage_(clock_, config.timing.responder_cycles, config.timing.responder_ii_cycles),
+      requests_(stats.add("read_requests", "requests", "RDMA read requests received")),
+      write_requests_(stats.add("write_requests", "requests", "RDMA write requests received")),
+      send_requests_(stats.add("send_requests", "requests", "sends received")),
+      receives_(stats.add("receives", "entries", "receive entries consumed or flushed")),
+      rnr_naks_(stats.add("rnr_naks", "packets", "sends refused: no receive posted")),
+      write_bytes_(stats.add("write_bytes", "bytes", "bytes landed by RDMA writes")),
+      bytes_(stats.add("read_bytes", "bytes", "bytes returned in read responses")),
+      naks_(stats.add("naks", "packets", "requests answered with a NAK")),
+      access_errors_(stats.add("access_errors", "requests", "remote token or range check failures")),
+      ird_stall_ps_(stats.add("ird_stall_ps", "ps", "time reads waited for an IRD slot")),
+      read_service_(stats.add_histogram("read_service_ns",
+                                        "read request: arrival to the last response byte sent")),
+      ird_in_use_(stats.add_occupancy("ird_in_use", "slots",
+                                      "IRD slots held by reads in service, all QPs")) {
+  parse_stage_.set_contention(!config.sim.fast);
+  request_tsock.register_b_transport(this, &Responder::request_b_transport);
+  ctrl_tsock.register_b_transport(this, &Responder::ctrl_b_transport);
+  doorbell_tsock.register_b_transport(this, &Responder::doorbell_b_transport);
+  qp_event_tsock.register_b_transport(this, &Responder::qp_event_b_transport);
+}
+
+const QpcEntry* Responder::qpc(uint32_t qpn, sc_core::sc_time& delay) {
+  if (qpn >= icm_.qpc_entries) return nullptr;
+  auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
+    return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
+                        DmaSource::ContextTable, d);
+  };
+  return qpc_.get(icm_.qpc_addr(qpn), qpn, read, delay);
+}
+
+void Responder::enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay) {
+  if (qp.error) return;
+  qp.error = true;
+  flush_receives(qpn, qp, delay);
+  QpErrorEvent event{qpn, cause};
+  sc_core::sc_time d = delay;
+  send_message(pool_, qp_event_isock, event, d);
+}
+
+CqeStatus Responder::check_and_translate(const Packet& request, const QpcEntry& qpc,
+                                         uint16_t access, sc_core::sc_time& delay) {
+  if (request.length > config_.qp.max_transfer_bytes) return CqeStatus::RemoteInvalidRequest;
+  ProtectionRequest check;
+  check.op = ProtectionOp::RemoteAccess;
+  check.token = request.remote_token;
+  check.pd = qpc.pd;
+  check.qpn = request.dst_qpn;
+  check.va = request.remote_addr;
+  check.length = request.length;
+  check.access = access;
+  check.trace_id = request.trace_id;
+  send_message(pool_, check_isock, check, delay);
+  if (check.status != CqeStatus::Success) {
+    ++access_errors_;
+    return CqeStatus::RemoteAccess;
+  }
+  translate_.region = check.region;
+  translate_.va = check.target_va;
+  translate_.length = request.length;
+  translate_.trace_id = request.trace_id;
+  send_message(pool_, xlate_isock, translate_, delay);
+  return translate_.ok ? CqeStatus::Success : CqeStatus::RemoteAccess;
+}
+
+CqeStatus Responder::serve_write(const Packet& request, const QpcEntry& qpc,
+                                 sc_core::sc_time& delay) {
+  ++write_requests_;
+  if (request.length == 0) return CqeStatus::Success;  // zero-length: no key checks
+  if (request.payload.size() != request.length) return CqeStatus::RemoteInvalidRequest;
+  const CqeStatus status = check_and_translate(request, qpc, kAccessRemoteWrite, delay);
+  if (status != CqeStatus::Success) return status;
+  DmaRequest write;
+  write.segments = &translate_.segments;
+  write.data = const_cast<uint8_t*>(request.payload.data());
+  write.trace_id = request.trace_id;
+  send_message(pool_, write_isock, write, delay);
+  if (!write.ok) return CqeStatus::RemoteOperation;
+  write_bytes_ += request.length;
+  return CqeStatus::Success;
+}
+
+CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
+                                sc_core::sc_time& delay) {
+  ++requests_;
+  if (request.length == 0) return CqeStatus::Success;  // zero-length: no key checks (SPEC.md 5)
+  const CqeStatus status = check_and_translate(request, qpc, kAccessRemoteRead, delay);
+  if (status != CqeStatus::Success) return status;
+
+  // IRD: at most `ird` reads of this QP in service; a slot is held until the data is read.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time ready = now + delay;
+  const sc_core::sc_time start = qp.in_service.acquire(ready);
+  ird_stall_ps_ += (start - ready).value();
+  delay = start - now;
+  response_.payload.resize(request.length);
+  DmaRequest read;
+  read.segments = &translate_.segments;
+  read.data = response_.payload.data();
+  read.trace_id = request.trace_id;
+  {
+    const TraceScope slice(dma_read_trace_, "DMA read", request.trace_id, delay);
+    send_message(pool_, read_isock, read, delay);
+  }
+  qp.in_service.release(now + delay);
+  ird_in_use_.hold(now.value(), start.value(), (now + delay).value());
+  if (!read.ok) return CqeStatus::RemoteOperation;
+  bytes_ += request.length;
+  return CqeStatus::Success;
+}
+
+void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const Packet* request = message_of<Packet>(gp);
+  if (!request || !is_request(request->kind)) return;
+  const bool write = request->kind == PacketKind::WriteRequest;
+  const bool send = request->kind == PacketKind::SendRequest;
+  // The responder never waits: `now` holds for the whole request.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time started = now + delay;
+  delay = parse_stage_.pass(started) - now;
+  const uint32_t qpn = request->dst_qpn;
+  response_.kind = write || send ? PacketKind::Ack : PacketKind::ReadResponse;
+  response_.src_node = node_id_;
+  response_.dst_node = request->src_node;
+  response_.src_qpn = qpn;
+  response_.dst_qpn = request->src_qpn;
+  response_.sequence = request->sequence;
+  response_.trace_id = request->trace_id;
+  response_.remote_addr = 0;
+  response_.remote_token = 0;
+  response_.length = request->length;
+  response_.payload.clear();
+
+  const QpcEntry* qpc = this->qpc(qpn, delay);
+  CqeStatus status;
+  bool rnr = false;
+  bool served = false;  // reached serve_*: counted in read_service_ns if a read
+  if (!qpc || !qpc->valid || !qpc->connected || qpc->peer_node != request->src_node ||
+      qpc->peer_qpn != request->src_qpn) {
+    status = CqeStatus::RemoteInvalidRequest;  // not a connection of ours
+  } else {
+    QpState& qp = qps_[qpn];
+    const uint32_t ird = std::max<uint32_t>(1, std::min(qpc->ird, config_.qp.max_ird));
+    if (qp.ird != ird) {
+      qp.ird = ird;
+      qp.in_service.resize(ird);
+    }
+    if (qp.error) {
+      // A QP in the error state drops incoming packets (IB); the requester's retries then run
+      // out. The retransmissions are not simulated one by one, only their outcome.
+      status = CqeStatus::RetryExceeded;
+    } else {
+      const QpcEntry context = *qpc;
+      served = true;
+      status = send    ? serve_send(*request, context, qp, &rnr, delay)
+               : write ? serve_write(*request, context, delay)
+                       : serve_read(*request, context, qp, delay);
+      // A remote access error moves both QPs to the error state (SPEC.md 5 Read).
+      if (status != CqeStatus::Success) enter_error(qpn, qp, status, delay);
+    }
+  }
+  if (rnr) {
+    response_.kind = PacketKind::RnrNak;
+    response_.payload.clear();
+  } else if (status != CqeStatus::Success) {
+    ++naks_;
+    response_.kind = PacketKind::Nak;
+    response_.syndrome = status;
+    response_.payload.clear();
+  } else {
+    response_.syndrome = CqeStatus::Success;
+  }
+  if (trace_.on()) {
+    trace_.slice(send ? "serve send" : write ? "serve write" : "serve read", started,
+                 now + delay, request->trace_id);
+  }
+  send_message(pool_, tx_isock, response_, delay);
+  // `delay` now ends when the port has sent the response's last byte.
+  if (served && !write && !send) read_service_.add_ps((now + delay - started).value());
+}
+
+void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const ContextChange* change = message_of<ContextChange>(gp);
+  if (change && change->kind == ContextKind::Qpc) {
+    qpc_.invalidate(change->index);
+    auto it = qps_.find(change->index);
+    // (Re)created or connected: a fresh QP. A QP being created has an empty receive queue;
+    // receives posted before Connect stay.
+    if (it != qps_.end()) it->second.error = false;
+  } else if (change && change->kind == ContextKind::QpFlush) {
+    QpState& qp = qps_[change->index];
+    qp.error = true;
+    sc_core::sc_time d = delay;
+    flush_receives(change->index, qp, d);
+  } else if (change && change->kind == ContextKind::QpClose) {
+    // Receives left (none after a flush) complete now, ahead of the requester's close marker;
+    // a QP created later with this number starts with an empty receive queue.
+    QpState& qp = qps_[change->index];
+    qp.error = true;
+    sc_core::sc_time d = delay;
+    flush_receives(change->index, qp, d);
+    qp.rq_producer = qp.rq_consumer = 0;
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace rnic

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// The responder engine: serves incoming RDMA reads, writes and sends. Checks the remote token
+// in the SPEC.md order (through the ProtectionChecker), translates (Mtt), then reads the
+// source through the DmaReadEngine (at most IRD reads in service per QP) or lands data
+// through the DmaWriteEngine. Sends consume the receive queue (fetched by DMA) and complete
+// there; with no receive posted the requester gets an RNR NAK. A failed check NAKs the
+// requester and puts this QP in the error state, flushing its posted receives.
+#pragma once
+
+#include <unordered_map>
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config/config.h"
+#include "model/rnic/util/context_cache.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/messages.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+#include "tlm/trace.h"
+
+namespace rnic {
+
+class Responder : public sc_core::sc_module {
+ public:
+  TargetSocket<Responder> request_tsock;      // requests from the Port
+  TargetSocket<Responder> ctrl_tsock;         // context changes
+  TargetSocket<Responder> doorbell_tsock;     // receive-queue doorbells
+  TargetSocket<Responder> qp_event_tsock;     // QP errors found by this QP's Requester side
+  InitiatorSocket<Responder> check_isock;     // ProtectionChecker
+  InitiatorSocket<Responder> xlate_isock;     // Mtt
+  InitiatorSocket<Responder> read_isock;      // DmaReadEngine
+  InitiatorSocket<Responder> write_isock;     // DmaWriteEngine
+  InitiatorSocket<Responder> tx_isock;        // Port
+  InitiatorSocket<Responder> qp_event_isock;  // this QP's Requester side
+  InitiatorSocket<Responder> cq_isock;        // CompletionEngine (receive completions)
+  InitiatorSocket<Responder> dma_isock;       // QP context and receive-queue reads
+
+  Responder(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+            uint32_t node_id);
+  StatGroup stats;
+  // Service slices on this unit's track; DMA reads of read data on the DmaReadEngine's track
+  // (`dma_read_path`), which traces nothing itself.
+  void attach_trace(TraceSink* sink, const std::string& dma_read_path) {
+    trace_.attach(sink, name());
+    dma_read_trace_.attach(sink, dma_read_path);
+  }
+
+ private:
+  struct QpState {
+    bool error = false;
+    uint32_t ird = 0;
+    SlotPool in_service{1};
+    uint32_t rq_producer = 0;  // from receive doorbells
+    uint32_t rq_consumer = 0;  // receives used or flushed
+  };
+
+  void request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  const QpcEntry* qpc(uint32_t qpn, sc_core::sc_time& delay);
+  // Consumes the next receive for a send; sets *rnr when none is posted.
+  CqeStatus serve_send(const Packet& request, const QpcEntry& qpc, QpState& qp, bool* rnr,
+                       sc_core::sc_time& delay);
+  // The receive-side checks and data landing of serve_send.
+  CqeStatus land_send(const Packet& request, const QpcEntry& qpc, const Wqe& receive,
+                      Cqe& cqe, sc_core::sc_time& delay);
+  void complete(const QpcEntry& qpc, const Cqe& cqe, sc_core::sc_time& delay,
+                uint64_t trace_id = 0);
+  // Error state: every posted receive completes with a flush status.
+  void flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
+  // Fills response_.payload with the requested bytes; returns the status to answer with.
+  CqeStatus serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
+                       sc_core::sc_time& delay);
+  CqeStatus serve_write(const Packet& request, const QpcEntry& qpc, sc_core::sc_time& delay);
+  // Remote key check + translation of [remote_addr, +length) with `access`.
+  CqeStatus check_and_translate(const Packet& request, const QpcEntry& qpc, uint16_t access,
+                                sc_core::sc_time& delay);
+  void enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay);
+  Wqe read_receive(const QpcEntry& qpc, uint32_t index, sc_core::sc_time& delay);
+
+  RnicConfig config_;
+  IcmLayout icm_;
+  uint32_t node_id_;
+  Clock clock_;
+  PipelineStage parse_stage_;
+  PayloadPool pool_;
+  ContextCache<QpcEntry, kQpcEntryBytes> qpc_;
+  std::unordered_map<uint32_t, QpState> qps_;
+  Packet response_;
+  TranslateRequest translate_;
+  TraceTrack trace_;
+  TraceTrack dma_read_trace_;
+  Counter& requests_;
+  Counter& write_requests_;
+  Counter& send_requests_;
+  Counter& receives_;
+  Counter& rnr_naks_;
+  Counter& write_bytes_;
+  Counter& bytes_;
+  Counter& naks_;
+  Counter& access_errors_;
+  Counter& ird_stall_ps_;
+  Histogram& read_service_;
+  Occupancy& ird_in_use_;
+};
+
+}  // namespace rnic

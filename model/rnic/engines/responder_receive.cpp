@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Responder's receive queue: sends consume posted receives in order.
+#include <algorithm>
+
+#include "model/rnic/engines/responder.h"
+
+namespace rnic {
+
+void Responder::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const Doorbell* db = message_of<Doorbell>(gp);
+  if (!db || db->number >= icm_.qpc_entries) return;
+  QpState& qp = qps_[db->number];
+  qp.rq_producer = db->index;
+  // Receives posted to a QP in the error state complete at once with a flush status.
+  if (qp.error) flush_receives(db->number, qp, delay);
+}
+
+void Responder::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const QpErrorEvent* event = message_of<QpErrorEvent>(gp);
+  if (!event || event->qpn >= icm_.qpc_entries) return;
+  QpState& qp = qps_[event->qpn];
+  if (qp.error) return;
+  qp.error = true;
+  flush_receives(event->qpn, qp, delay);
+}
+
+Wqe Responder::read_receive(const QpcEntry& context, uint32_t index, sc_core::sc_time& delay) {
+  uint8_t raw[kWqeBytes];
+  const uint64_t addr = context.rq_base + uint64_t(index % context.rq_depth) * kWqeBytes;
+  if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, raw, kWqeBytes,
+                    DmaSource::WqeFetch, delay))
+    return Wqe{};
+  return Wqe::decode(raw);
+}
+
+void Responder::complete(const QpcEntry& context, const Cqe& cqe, sc_core::sc_time& delay,
+                         uint64_t trace_id) {
+  CompletionRecord record;
+  record.trace_id = trace_id;
+  record.cqn = context.cqn;
+  record.cqe = cqe;
+  sc_core::sc_time d = delay;
+  send_message(pool_, cq_isock, record, d);
+}
+
+void Responder::flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
+  const QpcEntry* found = qpc(qpn, delay);
+  if (!found || found->rq_depth == 0) {
+    qp.rq_consumer = qp.rq_producer;
+    return;
+  }
+  const QpcEntry context = *found;
+  // A producer index more than a ring ahead is a driver bug: flush at most one ring.
+  if (qp.rq_producer - qp.rq_consumer > context.rq_depth)
+    qp.rq_consumer = qp.rq_producer - context.rq_depth;
+  while (qp.rq_consumer != qp.rq_producer) {
+    const uint32_t index = qp.rq_consumer++;
+    const Wqe receive = read_receive(context, index, delay);
+    Cqe cqe;
+    cqe.status = CqeStatus::Flush;
+    cqe.opcode = CqeOpcode::Receive;
+    cqe.wr_id = receive.wr_id;
+    cqe.qpn = qpn;
+    cqe.wqe_index = index;
+    complete(context, cqe, delay);
+    ++receives_;
+  }
+}
+
+CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context,
+                               const Wqe& receive, Cqe& cqe, sc_core::sc_time& delay) {
+  const uint64_t length = request.payload.size();
+  if (receive.nsge > kMaxSge || receive.nsge > config_.qp.max_sge) {
+    cqe.status = CqeStatus::LocalQpOperation;
+    return CqeStatus::RemoteOperation;
+  }
+  if (length > receive.sgl_length()) {
+    cqe.status = CqeStatus::LocalLength;  // receive buffer too small (SPEC.md 5)
+    return CqeStatus::RemoteInvalidRequest;
+  }
+  // Check every receive SGE the data reaches before moving a byte.
+  std::array<ProtectionRequest, kMaxSge> checks;
+  uint64_t left = length;
+  uint32_t used = 0;
+  for (uint32_t i = 0; i < receive.nsge && left > 0; ++i) {
+    const Sge& sge = receive.sge[i];
+    if (sge.length == 0) continue;
+    ProtectionRequest& check = checks[used++];
+    check.op = ProtectionOp::LocalAccess;
+    check.token = sge.token;
+    check.pd = context.pd;
+    check.qpn = request.dst_qpn;
+    check.va = sge.addr;
+    check.length = sge.length;
+    check.access = kAccessLocalWrite;
+    check.trace_id = request.trace_id;
+    send_message(pool_, check_isock, check, delay);
+    if (check.status != CqeStatus::Success) {
+      cqe.status = CqeStatus::LocalProtection;
+      return CqeStatus::RemoteOperation;
+    }
+    left -= std::min<uint64_t>(left, sge.length);
+  }
+  uint64_t offset = 0;
+  for (uint32_t i = 0; i < used && offset < length; ++i) {
+    const uint64_t n = std::min<uint64_t>(checks[i].length, length - offset);
+    translate_.region = checks[i].region;
+    translate_.va = checks[i].target_va;
+    translate_.length = n;
+    translate_.trace_id = request.trace_id;
+    send_message(pool_, xlate_isock, translate_, delay);
+    DmaRequest write;
+    write.trace_id = request.trace_id;
+    write.segments = &translate_.segments;
+    write.data = const_cast<uint8_t*>(request.payload.data()) + offset;
+    if (translate_.ok) send_message(pool_, write_isock, write, delay);
+    if (!translate_.ok || !write.ok) {
+      cqe.status = CqeStatus::LocalProtection;
+      return CqeStatus::RemoteOperation;
+    }
+    offset += n;
+  }
+  if (request.invalidate) {
+    ProtectionRequest invalidate;
+    invalidate.op = ProtectionOp::Invalidate;
+    invalidate.token = request.remote_token;
+    invalidate.pd = context.pd;
+    invalidate.qpn = request.dst_qpn;
+    invalidate.trace_id = request.trace_id;
+    send_message(pool_, check_isock, invalidate, delay);
+    if (invalidate.status != CqeStatus::Success) {
+      // An invalid token in a SendAndInvalidate fails the receiver's QP (SPEC.md 5).
+      cqe.status = CqeStatus::LocalProtection;
+      return CqeStatus::RemoteInvalidRequest;
+    }
+    cqe.opcode = CqeOpcode::ReceiveInvalidate;
+    cqe.invalidated_token = request.remote_token;
+  }
+  cqe.byte_count = uint32_t(length);
+  return CqeStatus::Success;
+}
+
+CqeStatus Responder::serve_send(const Packet& request, const QpcEntry& context, QpState& qp,
+                                bool* rnr, sc_core::sc_time& delay) {
+  ++send_requests_;
+  if (context.rq_depth == 0 || qp.rq_consumer == qp.rq_producer) {
+    ++rnr_naks_;
+    *rnr = true;
+    return CqeStatus::Success;
+  }
+  const uint32_t index = qp.rq_consumer++;
+  ++receives_;
+  const Wqe receive = read_receive(context, index, delay);
+  Cqe cqe;
+  cqe.opcode = CqeOpcode::Receive;
+  cqe.wr_id = receive.wr_id;
+  cqe.qpn = request.dst_qpn;
+  cqe.wqe_index = index;
+  const CqeStatus status = land_send(request, context, receive, cqe, delay);
+  // The receive completes before the QP (on an error) flushes the receives after it.
+  complete(context, cqe, delay, request.trace_id);
+  return status;
+}
+
+}  // namespace rnic

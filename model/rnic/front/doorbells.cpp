@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/rnic/front/doorbells.h"
+
+#include "model/rnic/abi/bar.h"
+#include "model/rnic/util/byte_order.h"
+
+namespace rnic {
+
+Doorbells::Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing,
+                     const SimConfig& sim)
+    : sc_module(name),
+      mmio_tsock("mmio_tsock"),
+      fetcher_isock("fetcher_isock"),
+      completion_isock("completion_isock"),
+      responder_isock("responder_isock"),
+      ctrl_isock("ctrl_isock"),
+      stats(std::string(this->name())),
+      clock_(timing.clock_mhz),
+      decode_stage_(clock_, timing.doorbell_cycles, timing.doorbell_ii_cycles),
+      sq_doorbells_(stats.add("sq_doorbells", "writes", "send-queue doorbells")),
+      cq_doorbells_(stats.add("cq_doorbells", "writes", "CQ consumer-index updates")),
+      rq_doorbells_(stats.add("rq_doorbells", "writes", "receive-queue doorbells")),
+      context_changes_(stats.add("context_changes", "writes", "table change notices")),
+      unmapped_writes_(stats.add("unmapped_writes", "writes", "writes to no register")) {
+  decode_stage_.set_contention(!sim.fast);
+  mmio_tsock.register_b_transport(this, &Doorbells::b_transport);
+}
+
+void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const uint64_t offset = gp.get_address();
+  if (!gp.is_write() || gp.get_data_length() != 8 || offset % bar::kRegisterStride) {
+    ++unmapped_writes_;
+    gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  const uint64_t value = get_le<uint64_t>(gp.get_data_ptr());
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  delay = decode_stage_.pass(now + delay) - now;
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const uint64_t window = offset / bar::kWindowBytes * bar::kWindowBytes;
+  const uint32_t number = uint32_t((offset - window) / bar::kRegisterStride);
+  if (window == bar::kSqDoorbell) {
+    ++sq_doorbells_;
+    Doorbell db{Doorbell::Kind::SendQueue, number, uint32_t(value)};
+    send_message(pool_, fetcher_isock, db, delay);
+  } else if (window == bar::kRqDoorbell) {
+    ++rq_doorbells_;
+    Doorbell db{Doorbell::Kind::ReceiveQueue, number, uint32_t(value)};
+    send_message(pool_, responder_isock, db, delay);
+  } else if (window == bar::kCqDoorbell) {
+    ++cq_doorbells_;
+    Doorbell db{Doorbell::Kind::CqConsumer, number, uint32_t(value)};
+    send_message(pool_, completion_isock, db, delay);
+  } else if (offset == bar::kContextChange) {
+    ++context_changes_;
+    ContextChange change{ContextKind(value >> 56), uint32_t(value), uint32_t(value >> 32) & 0xffffff};
+    for (int i = 0; i < int(ctrl_isock.size()); ++i) {
+      sc_core::sc_time d = delay;
+      auto* target = ctrl_isock[i];
+      send_message(pool_, target, change, d);
+    }
+  } else {
+    ++unmapped_writes_;
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  }
+}
+
+}  // namespace rnic

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// BAR decoder: turns MMIO writes into doorbells (send queue -> WqeFetcher, receive queue ->
+// Responder, CQ consumer index -> CompletionEngine) and context-change notices (broadcast to every unit caching a table).
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config/config.h"
+#include "model/rnic/msg/messages.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+
+namespace rnic {
+
+class Doorbells : public sc_core::sc_module {
+ public:
+  TargetSocket<Doorbells> mmio_tsock;          // BAR 0 writes from the host
+  InitiatorSocket<Doorbells> fetcher_isock;    // send-queue doorbells
+  InitiatorSocket<Doorbells> completion_isock; // CQ consumer index updates
+  InitiatorSocket<Doorbells> responder_isock;  // receive-queue doorbells
+  BroadcastSocket<Doorbells> ctrl_isock;       // context changes, to every caching unit
+
+  Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing, const SimConfig& sim = {});
+  StatGroup stats;
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+
+  Clock clock_;
+  PipelineStage decode_stage_;
+  PayloadPool pool_;
+  Counter& sq_doorbells_;
+  Counter& cq_doorbells_;
+  Counter& rq_doorbells_;
+  Counter& context_changes_;
+  Counter& unmapped_writes_;
+};
+
+}  // namespace rnic

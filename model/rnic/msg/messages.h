@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+// Messages carried between device units (inside MessageExtension<T> on a generic payload).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+
+#include "model/rnic/abi/bar.h"
+#include "model/rnic/abi/wqe.h"
+#include "model/rnic/msg/dma.h"
+#include "tlm/extensions.h"
+
+namespace rnic {
+
+// Doorbells -> WqeFetcher / CompletionEngine.
+struct Doorbell {
+  enum class Kind : uint8_t { SendQueue, ReceiveQueue, CqConsumer };
+  Kind kind = Kind::SendQueue;
+  uint32_t number = 0;  // QP or CQ number
+  uint32_t index = 0;   // producer index (queues) or consumer index (CQ)
+};
+
+// Doorbells -> every unit caching a table: the driver changed these entries (the context-change
+// register's payload, abi/bar.h).
+struct ContextChange {
+  ContextKind kind = ContextKind::Mpt;
+  uint32_t index = 0;
+  uint32_t count = 1;
+};
+
+// WqeFetcher -> Requester.
+struct WorkRequest {
+  uint32_t qpn = 0;
+  uint32_t wqe_index = 0;
+  Wqe wqe;
+  uint64_t trace_id = 0;  // the request's timeline id (tlm/trace.h); 0 = none
+  bool close = false;     // no WQE: the QP's close marker, behind its last WQE (QpClose)
+};
+
+// Responder -> Requester of the same device: the QP went to the error state.
+struct QpErrorEvent {
+  uint32_t qpn = 0;
+  CqeStatus cause = CqeStatus::Success;
+};
+
+// What the MTT needs to translate inside one registered region.
+struct Region {
+  uint32_t mtt_index = 0;     // MTT entry of the page holding page_base_va
+  uint8_t page_shift = 12;
+  uint64_t page_base_va = 0;  // region base VA rounded down to its page size
+};
+
+enum class ProtectionOp : uint8_t {
+  LocalAccess,
+  RemoteAccess,
+  Bind,
+  FastRegisterCheck,   // MR may be fast-registered with these parameters (region = its MTT)
+  FastRegisterCommit,  // MR becomes VALID with the new tag, range and rights
+  Invalidate,          // MR/MW named by token becomes FREE
+};
+
+// Requester / Responder -> ProtectionChecker.
+struct ProtectionRequest {
+  ProtectionOp op = ProtectionOp::LocalAccess;
+  uint32_t token = 0;   // local or remote token; Bind: the MW's new token (index, new tag)
+  uint32_t pd = 0;      // PD of the QP asking
+  uint32_t qpn = 0;     // QP asking (windows are bound to one QP)
+  uint64_t va = 0;      // start of the access (zero-based windows: offset)
+  uint64_t length = 0;
+  uint16_t access = 0;  // MptAccess bits the access needs
+  // Bind only
+  uint32_t mr_token = 0;
+  uint16_t rights = 0;   // MptAccess bits the window (Bind) or region (FastRegister) grants
+  uint8_t zero_based = 0;
+  // FastRegister only
+  uint32_t page_count = 0;
+  uint32_t fbo = 0;
+  // Results
+  CqeStatus status = CqeStatus::Success;
+  Region region;
+  uint64_t target_va = 0;  // the absolute VA accessed (differs from va for zero-based windows)
+  uint32_t new_token = 0;  // Bind: the window's token
+  uint64_t trace_id = 0;   // the work request asking (tracing only)
+};
+
+struct PhysSegment {
+  uint64_t addr = 0;
+  uint32_t length = 0;
+};
+
+// Requester -> Mtt: load `count` page addresses from the page array at `page_list` into the
+// MTT entries starting at `mtt_index` (fast-register). Fails on an unaligned page address.
+struct PageListLoad {
+  uint64_t page_list = 0;
+  uint32_t count = 0;
+  uint32_t mtt_index = 0;
+  uint8_t page_shift = 12;
+  bool ok = false;
+  uint64_t trace_id = 0;  // the work request asking (tracing only)
+};
+
+// Requester / Responder -> Mtt. `segments` keeps its capacity between uses.
+struct TranslateRequest {
+  Region region;
+  uint64_t va = 0;
+  uint64_t length = 0;
+  std::vector<PhysSegment> segments;
+  bool ok = false;
+  uint64_t trace_id = 0;  // the work request asking (tracing only)
+};
+
+// Responder -> DmaReadEngine, Requester -> DmaWriteEngine.
+struct DmaRequest {
+  const std::vector<PhysSegment>* segments = nullptr;
+  uint8_t* data = nullptr;  // length = sum of segment lengths
+  DmaSource source = DmaSource::ReadData;
+  bool ok = false;
+  uint64_t trace_id = 0;  // the work request asking (tracing only)
+};
+
+// Requester / Responder -> CompletionEngine.
+struct CompletionRecord {
+  uint32_t cqn = 0;
+  Cqe cqe;
+  uint64_t trace_id = 0;  // the work request completed (tracing only)
+  bool close = false;     // no entry: set QpcEntry::closed of QP cqe.qpn (QpClose drained)
+};
+
+// On the wire between two ports.
+enum class PacketKind : uint8_t {
+  ReadRequest = 1,
+  ReadResponse = 2,
+  Nak = 3,
+  WriteRequest = 4,  // carries the data
+  Ack = 5,           // positive acknowledgement of a write or send
+  SendRequest = 6,   // carries the data; remote_token != 0 with `invalidate`: SendAndInvalidate
+  RnrNak = 7,        // receiver not ready: no receive posted, retry later
+};
+inline bool is_request(PacketKind kind) {
+  return kind == PacketKind::ReadRequest || kind == PacketKind::WriteRequest ||
+         kind == PacketKind::SendRequest;
+}
+struct Packet {
+  PacketKind kind = PacketKind::ReadRequest;
+  uint32_t src_node = 0;
+  uint32_t dst_node = 0;
+  uint32_t src_qpn = 0;
+  uint32_t dst_qpn = 0;
+  uint64_t sequence = 0;  // requester's sequence of the request it belongs to
+  uint64_t remote_addr = 0;
+  uint32_t remote_token = 0;
+  uint32_t length = 0;    // requested / carried bytes
+  CqeStatus syndrome = CqeStatus::Success;  // Nak: why
+  bool invalidate = false;  // SendRequest: invalidate remote_token at the receiver
+  uint64_t trace_id = 0;    // the requester's work request (tracing only; not on the wire)
+  std::vector<uint8_t> payload;
+};
+
+}  // namespace rnic

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/rnic/net/port.h"
+
+#include <algorithm>
+
+namespace rnic {
+
+Port::Port(sc_core::sc_module_name name, const RnicConfig& config)
+    : sc_module(name),
+      tx_tsock("tx_tsock"),
+      wire_isock("wire_isock"),
+      wire_tsock("wire_tsock"),
+      request_isock("request_isock"),
+      response_isock("response_isock"),
+      stats(std::string(this->name())),
+      config_(config.port),
+      clock_(config.timing.clock_mhz),
+      wire_(config.port.gbps / 8.0),
+      tx_packets_(stats.add("tx_packets", "packets", "packets sent (MTU segments)")),
+      tx_bytes_(stats.add("tx_bytes", "bytes", "bytes sent, headers included")),
+      rx_packets_(stats.add("rx_packets", "messages", "messages received")),
+      rx_bytes_(stats.add("rx_bytes", "bytes", "bytes received, headers included")) {
+  wire_.set_contention(!config.sim.fast);
+  wire_.count_busy(&stats.add("tx_busy_ps", "ps", "time the port was sending").value);
+  tx_tsock.register_b_transport(this, &Port::tx_b_transport);
+  wire_tsock.register_b_transport(this, &Port::rx_b_transport);
+}
+
+uint64_t Port::wire_bytes(const Packet& packet, const PortConfig& config) {
+  const uint64_t mtu = std::max<uint32_t>(config.mtu_bytes, 256);
+  const uint64_t data = packet.payload.size();
+  const uint64_t packets = data ? (data + mtu - 1) / mtu : 1;
+  // Requests also carry the RETH (16 B: address, key, length); an ACK the AETH (4 B).
+  const uint64_t extension =
+      is_request(packet.kind) ? 16 : packet.kind == PacketKind::Ack ? 4 : 0;
+  return data + packets * config.header_bytes + extension;
+}
+
+void Port::tx_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const Packet* packet = message_of<Packet>(gp);
+  if (!packet) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  const uint64_t bytes = wire_bytes(*packet, config_);
+  const uint64_t mtu = std::max<uint32_t>(config_.mtu_bytes, 256);
+  tx_packets_ += packet->payload.empty() ? 1 : (packet->payload.size() + mtu - 1) / mtu;
+  tx_bytes_ += bytes;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time sent =
+      wire_.reserve(now + delay + clock_.cycles(config_.pipeline_cycles), bytes);
+  delay = sent - now;  // the last bit leaves the port
+  if (trace_.on()) {
+    // Serialization only: time queued behind earlier packets is the gap before the slice.
+    static const char* const kNames[] = {"tx ?",   "tx read request", "tx read response",
+                                         "tx NAK", "tx write request", "tx ACK",
+                                         "tx send request", "tx RNR NAK"};
+    const size_t kind = size_t(packet->kind);
+    trace_.slice(kind < 8 ? kNames[kind] : kNames[0], sent - wire_.duration(bytes), sent,
+                 packet->trace_id);
+  }
+  wire_isock->b_transport(gp, delay);
+}
+
+void Port::rx_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const Packet* packet = message_of<Packet>(gp);
+  if (!packet) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  ++rx_packets_;
+  rx_bytes_ += wire_bytes(*packet, config_);
+  delay += clock_.cycles(config_.pipeline_cycles);
+  if (is_request(packet->kind)) {
+    request_isock->b_transport(gp, delay);
+  } else {
+    response_isock->b_transport(gp, delay);
+  }
+}
+
+}  // namespace rnic

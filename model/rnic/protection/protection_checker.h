@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// The MPT unit: keys, windows and regions. Reads MPT entries from the table in host memory
+// through an on-chip cache (mpt.cache_entries, LRU), applies the rules of protection_rules.h,
+// and writes entries back through the cache when a bind, fast-register or invalidate changes
+// them.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config/config.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/messages.h"
+#include "model/rnic/util/set_assoc_cache.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+#include "tlm/trace.h"
+
+namespace rnic {
+
+class ProtectionChecker : public sc_core::sc_module {
+ public:
+  SharedTargetSocket<ProtectionChecker> check_tsock;  // from the Requester and Responder
+  TargetSocket<ProtectionChecker> ctrl_tsock;         // context changes
+  InitiatorSocket<ProtectionChecker> dma_isock;       // MPT table in host memory
+
+  ProtectionChecker(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
+  StatGroup stats;
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+
+ private:
+  void check_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // The entry at `index` (from the cache, or read from host memory); null if unreadable.
+  MptEntry* fetch(uint32_t index, sc_core::sc_time& delay);
+  bool write_back(uint32_t index, const MptEntry& entry, sc_core::sc_time& delay);
+  CqeStatus handle(ProtectionRequest& req, sc_core::sc_time& delay);
+
+  IcmLayout icm_;
+  Clock clock_;
+  PipelineStage check_stage_;
+  PayloadPool pool_;
+  SetAssocCache<MptEntry> cache_;
+  TraceTrack trace_;
+  Counter& checks_;
+  Counter& failures_;
+  Counter& binds_;
+  Counter& invalidates_;
+  Counter& hits_;
+  Counter& misses_;
+  Histogram& miss_fill_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// Memory translation table: virtual pages of a region -> physical pages. The table lives in
+// host memory (8-byte entries); a set-associative LRU cache (mtt.cache_entries x ways) sits in
+// front, and a miss reads one aligned line of entries (mtt.entries_per_fetch) by DMA.
+// Fast-register loads a page array from host memory into the table (write-through).
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include "model/config/config.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/messages.h"
+#include "model/rnic/util/set_assoc_cache.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+#include "tlm/trace.h"
+
+namespace rnic {
+
+class Mtt : public sc_core::sc_module {
+ public:
+  SharedTargetSocket<Mtt> xlate_tsock;  // translation requests
+  TargetSocket<Mtt> ctrl_tsock;         // context changes (MTT ranges rewritten)
+  InitiatorSocket<Mtt> dma_isock;       // MTT table in host memory
+
+  Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
+  StatGroup stats;
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+
+ private:
+  void xlate_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  bool translate(TranslateRequest& req, sc_core::sc_time& delay);
+  bool load_page_list(PageListLoad& req, sc_core::sc_time& delay);
+  bool entry(uint32_t index, uint64_t* phys, sc_core::sc_time& delay);
+
+  IcmLayout icm_;
+  Clock clock_;
+  PipelineStage lookup_stage_;
+  MttConfig config_;
+  PayloadPool pool_;
+  SetAssocCache<uint64_t> cache_;
+  std::vector<uint8_t> line_;
+  TraceTrack trace_;
+  Counter& translations_;
+  Counter& pages_;
+  Counter& hits_;
+  Counter& misses_;
+  Counter& faults_;
+  Histogram& miss_fill_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// Doorbells alone: MMIO writes from a stub host, message sinks on every output.
+#include <catch2/catch.hpp>
+
+#include <systemc>
+
+#include "model/rnic/abi/bar.h"
+#include "model/rnic/front/doorbells.h"
+#include "support/stubs.h"
+
+using namespace rnic;
+using namespace rnic::test;
+
+namespace {
+
+struct DoorbellBench {
+  DeviceTiming timing;
+  Doorbells doorbells{"doorbells", timing};
+  InitiatorStub host{"host"};
+  MessageSink<Doorbell> fetcher{"fetcher"};
+  MessageSink<Doorbell> completion{"completion"};
+  MessageSink<Doorbell> responder{"responder"};
+  MessageSink<ContextChange> ctrl_a{"ctrl_a"};
+  MessageSink<ContextChange> ctrl_b{"ctrl_b"};
+  MessageSink<ContextChange> ctrl_c{"ctrl_c"};
+
+  DoorbellBench() {
+    host.isock.bind(doorbells.mmio_tsock);
+    doorbells.fetcher_isock.bind(fetcher.tsock);
+    doorbells.completion_isock.bind(completion.tsock);
+    doorbells.responder_isock.bind(responder.tsock);
+    doorbells.ctrl_isock.bind(ctrl_a.tsock);
+    doorbells.ctrl_isock.bind(ctrl_b.tsock);
+    doorbells.ctrl_isock.bind(ctrl_c.tsock);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("doorbells: a send-queue doorbell reaches the fetcher", "[tlm][doorbells]") {
+  DoorbellBench t;
+  tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+  t.host.script = [&] {
+    sc_core::wait(sc_core::sc_time(100, sc_core::SC_NS));
+    status = t.host.write64(bar::kSqDoorbell + 5 * bar::kRegisterStride, 0x100000011ull);
+  };
+  run_simulation();
+  CHECK(status == tlm::TLM_OK_RESPONSE);
+  REQUIRE(t.fetcher.size() == 1);
+  CHECK(t.fetcher[0].kind == Doorbell::Kind::SendQueue);
+  CHECK(t.fetcher[0].number == 5);
+  CHECK(t.fetcher[0].index == 0x11);  // the producer index is the low 32 bits
+  CHECK(t.fetcher.received[0].at > sc_core::sc_time(100, sc_core::SC_NS));  // decode time
+  CHECK(t.completion.size() == 0);
+  CHECK(t.responder.size() == 0);
+  CHECK(t.ctrl_a.size() == 0);
+  CHECK(counter(t.doorbells.stats, "sq_doorbells") == 1);
+}
+
+TEST_CASE("doorbells: CQ and receive-queue doorbells reach their units", "[tlm][doorbells]") {
+  DoorbellBench t;
+  t.host.script = [&] {
+    CHECK(t.host.write64(bar::kCqDoorbell + 3 * bar::kRegisterStride, 9) == tlm::TLM_OK_RESPONSE);
+    CHECK(t.host.write64(bar::kRqDoorbell + 7 * bar::kRegisterStride, 4) == tlm::TLM_OK_RESPONSE);
+  };
+  run_simulation();
+  REQUIRE(t.completion.size() == 1);
+  CHECK(t.completion[0].kind == Doorbell::Kind::CqConsumer);
+  CHECK(t.completion[0].number == 3);
+  CHECK(t.completion[0].index == 9);
+  REQUIRE(t.responder.size() == 1);
+  CHECK(t.responder[0].kind == Doorbell::Kind::ReceiveQueue);
+  CHECK(t.responder[0].number == 7);
+  CHECK(t.responder[0].index == 4);
+  CHECK(t.fetcher.size() == 0);
+  CHECK(counter(t.doorbells.stats, "cq_doorbells") == 1);
+}
+
+TEST_CASE("doorbells: a context change is broadcast to every bound unit", "[tlm][doorbells]") {
+  DoorbellBench t;
+  t.host.script = [&] {
+    CHECK(t.host.write64(bar::kContextChange,
+                         bar::context_change_value(ContextKind::Mtt, 0x123456, 0x30)) ==
+          tlm::TLM_OK_RESPONSE);
+  };
+  run_simulation();
+  for (MessageSink<ContextChange>* sink : {&t.ctrl_a, &t.ctrl_b, &t.ctrl_c}) {
+    REQUIRE(sink->size() == 1);
+    CHECK((*sink)[0].kind == ContextKind::Mtt);
+    CHECK((*sink)[0].index == 0x123456u);
+    CHECK((*sink)[0].count == 0x30u);
+  }
+  CHECK(counter(t.doorbells.stats, "context_changes") == 1);
+}
+
+TEST_CASE("doorbells: unmapped or malformed accesses get error responses", "[tlm][doorbells]") {
+  DoorbellBench t;
+  std::vector<tlm::tlm_response_status> statuses;
+  t.host.script = [&] {
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    statuses.push_back(t.host.write64(0x400000, 1));                       // no window
+    statuses.push_back(t.host.write64(bar::kContextChange + 8, 1));        // beside the register
+    statuses.push_back(t.host.write64(bar::kSqDoorbell + 4, 1));           // misaligned
+    uint8_t bytes[8] = {};
+    statuses.push_back(t.host.transfer(tlm::TLM_READ_COMMAND, 0, bytes, 8, d));  // a read
+    statuses.push_back(t.host.transfer(tlm::TLM_WRITE_COMMAND, 0, bytes, 4, d)); // 32-bit
+  };
+  run_simulation();
+  REQUIRE(statuses.size() == 5);
+  CHECK(statuses[0] == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  CHECK(statuses[1] == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  CHECK(statuses[2] == tlm::TLM_COMMAND_ERROR_RESPONSE);
+  CHECK(statuses[3] == tlm::TLM_COMMAND_ERROR_RESPONSE);
+  CHECK(statuses[4] == tlm::TLM_COMMAND_ERROR_RESPONSE);
+  CHECK(counter(t.doorbells.stats, "unmapped_writes") == 5);
+  CHECK(t.fetcher.size() == 0);
+  CHECK(t.ctrl_a.size() == 0);
+}

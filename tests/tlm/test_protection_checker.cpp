@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+// ProtectionChecker alone: MPT entries in a memory stub, requests from a stub initiator.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include <systemc>
+
+#include "model/rnic/protection/protection_checker.h"
+#include "support/stubs.h"
+
+using namespace rnic;
+using namespace rnic::test;
+
+namespace {
+
+constexpr uint32_t kPd = 5;
+constexpr uint32_t kQpn = 9;
+constexpr uint32_t kMr = 3;
+constexpr uint32_t kMw = 4;
+constexpr uint8_t kMrTag = 0x11;
+constexpr uint64_t kBase = 0x20000;
+
+struct CheckerBench {
+  RnicConfig config;
+  IcmLayout icm;
+  ProtectionChecker checker;
+  InitiatorStub requester{"requester"};
+  InitiatorStub responder{"responder"};
+  InitiatorStub ctrl{"ctrl"};
+  MemoryStub memory{"memory"};
+
+  CheckerBench() : icm(small_icm()), checker("checker", config, icm) {
+    // The check socket is shared by the Requester and the Responder.
+    requester.isock.bind(checker.check_tsock);
+    responder.isock.bind(checker.check_tsock);
+    ctrl.isock.bind(checker.ctrl_tsock);
+    checker.dma_isock.bind(memory.tsock);
+    MptEntry mr;
+    mr.state = MptState::Valid;
+    mr.kind = MptKind::Mr;
+    mr.access = kAccessLocalWrite | kAccessRemoteRead | kAccessReadSink;
+    mr.tag = kMrTag;
+    mr.pd = kPd;
+    mr.base_va = kBase;
+    mr.length = 0x8000;
+    mr.mtt_index = 40;
+    put(kMr, mr);
+    MptEntry mw;
+    mw.state = MptState::Free;
+    mw.kind = MptKind::Mw;
+    mw.pd = kPd;
+    mw.tag = 0x21;
+    put(kMw, mw);
+  }
+  void put(uint32_t index, const MptEntry& e) { memory.put(icm.mpt_addr(index), e, kMptEntryBytes); }
+  MptEntry entry(uint32_t index) const { return memory.get<MptEntry>(icm.mpt_addr(index), kMptEntryBytes); }
+};
+
+ProtectionRequest local(uint32_t token, uint64_t va, uint64_t length) {
+  ProtectionRequest r;
+  r.op = ProtectionOp::LocalAccess;
+  r.token = token;
+  r.pd = kPd;
+  r.qpn = kQpn;
+  r.va = va;
+  r.length = length;
+  r.access = kAccessLocalWrite;
+  return r;
+}
+
+ProtectionRequest remote(uint32_t token, uint64_t va, uint64_t length, uint32_t qpn = kQpn) {
+  ProtectionRequest r;
+  r.op = ProtectionOp::RemoteAccess;
+  r.token = token;
+  r.pd = kPd;
+  r.qpn = qpn;
+  r.va = va;
+  r.length = length;
+  r.access = kAccessRemoteRead;
+  return r;
+}
+
+ProtectionRequest bind(uint8_t new_tag, uint64_t va, uint64_t length) {
+  ProtectionRequest r;
+  r.op = ProtectionOp::Bind;
+  r.token = make_token(kMw, new_tag);
+  r.mr_token = make_token(kMr, kMrTag);
+  r.pd = kPd;
+  r.qpn = kQpn;
+  r.va = va;
+  r.length = length;
+  r.rights = kAccessRemoteRead;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("protection checker: local access through the socket, MPT cache hits",
+          "[tlm][protection]") {
+  CheckerBench t;
+  std::vector<ProtectionRequest> out;
+  t.requester.script = [&] {
+    for (ProtectionRequest r : {local(make_token(kMr, kMrTag), kBase + 0x100, 0x200),
+                                local(make_token(kMr, kMrTag), kBase + 0x7F00, 0x100),
+                                local(make_token(kMr, kMrTag + 1), kBase, 16),  // stale
+                                local(make_token(kMr, kMrTag), kBase + 0x7F00, 0x101),
+                                local(make_token(0, 0), kBase, 16)}) {  // index 0: never valid
+      REQUIRE(t.requester.send(r) == tlm::TLM_OK_RESPONSE);
+      out.push_back(r);
+    }
+  };
+  run_simulation();
+  REQUIRE(out.size() == 5);
+  CHECK(out[0].status == CqeStatus::Success);
+  CHECK(out[0].region.mtt_index == 40);
+  CHECK(out[0].region.page_base_va == kBase);
+  CHECK(out[0].target_va == kBase + 0x100);
+  CHECK(out[1].status == CqeStatus::Success);
+  CHECK(out[2].status == CqeStatus::LocalProtection);
+  CHECK(out[3].status == CqeStatus::LocalProtection);
+  CHECK(out[4].status == CqeStatus::LocalProtection);
+  // One MPT read for entry 3, then hits; index 0 is refused without a DMA.
+  REQUIRE(t.memory.log.size() == 1);
+  CHECK(t.memory.log[0].address == t.icm.mpt_addr(kMr));
+  CHECK(t.memory.log[0].length == kMptEntryBytes);
+  CHECK(t.memory.log[0].source == DmaSource::MptTable);
+  CHECK(counter(t.checker.stats, "mpt_misses") == 1);
+  CHECK(counter(t.checker.stats, "mpt_hits") == 3);
+  CHECK(counter(t.checker.stats, "checks") == 5);
+  CHECK(counter(t.checker.stats, "failures") == 3);
+}
+
+TEST_CASE("protection checker: bind writes both entries back, then remote access uses the window",
+          "[tlm][protection]") {
+  CheckerBench t;
+  ProtectionRequest b = bind(0x22, kBase + 0x1000, 0x2000);
+  ProtectionRequest rebind = bind(0x23, kBase + 0x1000, 0x2000);
+  std::vector<ProtectionRequest> out;
+  t.requester.script = [&] {
+    REQUIRE(t.requester.send(b) == tlm::TLM_OK_RESPONSE);
+    REQUIRE(t.requester.send(rebind) == tlm::TLM_OK_RESPONSE);
+  };
+  t.responder.script = [&] {
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));  // after the bind
+    for (ProtectionRequest r : {remote(make_token(kMw, 0x22), kBase + 0x1800, 0x100),
+                                remote(make_token(kMw, 0x22), kBase + 0x1800, 0x100, kQpn + 1),
+                                remote(make_token(kMw, 0x21), kBase + 0x1800, 0x100),  // old tag
+                                remote(make_token(kMw, 0x22), kBase + 0x2F00, 0x101),
+                                remote(make_token(kMr, kMrTag), kBase + 0x4000, 0x100)}) {
+      t.responder.send(r);
+      out.push_back(r);
+    }
+  };
+  run_simulation();
+  REQUIRE(b.status == CqeStatus::Success);
+  CHECK(b.new_token == make_token(kMw, 0x22));
+  CHECK(rebind.status == CqeStatus::MwBind);  // a VALID window is not rebound
+
+  const MptEntry mw = t.entry(kMw);
+  CHECK(mw.state == MptState::Valid);
+  CHECK(mw.kind == MptKind::Mw);
+  CHECK(mw.tag == 0x22);
+  CHECK(mw.base_va == kBase + 0x1000);
+  CHECK(mw.length == 0x2000);
+  CHECK(mw.access == kAccessRemoteRead);
+  CHECK(mw.bound_qpn == kQpn);
+  CHECK(mw.parent_index == kMr);
+  const MptEntry mr = t.entry(kMr);
+  CHECK(mr.bound_windows == 1);
+  CHECK(mr.state == MptState::Valid);
+  CHECK(t.memory.count(tlm::TLM_WRITE_COMMAND) == 2);
+
+  REQUIRE(out.size() == 5);
+  CHECK(out[0].status == CqeStatus::Success);
+  CHECK(out[0].region.mtt_index == 40);  // the parent MR's translation
+  CHECK(out[0].target_va == kBase + 0x1800);
+  CHECK(out[1].status == CqeStatus::RemoteAccess);  // bound to another QP
+  CHECK(out[2].status == CqeStatus::RemoteAccess);  // stale token
+  CHECK(out[3].status == CqeStatus::RemoteAccess);  // past the window end
+  CHECK(out[4].status == CqeStatus::Success);       // the MR's own remote read right
+  CHECK(counter(t.checker.stats, "binds") == 1);
+  // Bind and every later access hit the cache: entries 3 and 4 read once each.
+  CHECK(t.memory.count(tlm::TLM_READ_COMMAND) == 2);
+}
+
+TEST_CASE("protection checker: invalidating a window frees it and unpins its MR",
+          "[tlm][protection]") {
+  CheckerBench t;
+  ProtectionRequest b = bind(0x30, kBase, 0x1000);
+  ProtectionRequest inv;
+  inv.op = ProtectionOp::Invalidate;
+  inv.token = make_token(kMw, 0x30);
+  inv.pd = kPd;
+  inv.qpn = kQpn;
+  ProtectionRequest after = remote(make_token(kMw, 0x30), kBase, 0x10);
+  t.requester.script = [&] {
+    t.requester.send(b);
+    t.requester.send(inv);
+    t.requester.send(after);
+  };
+  run_simulation();
+  REQUIRE(b.status == CqeStatus::Success);
+  CHECK(inv.status == CqeStatus::Success);
+  CHECK(after.status == CqeStatus::RemoteAccess);
+  CHECK(t.entry(kMw).state == MptState::Free);
+  CHECK(t.entry(kMr).bound_windows == 0);
+  CHECK(counter(t.checker.stats, "invalidates") == 1);
+}
+
+TEST_CASE("protection checker: ContextChange(Mpt) drops the cached entry", "[tlm][protection]") {
+  CheckerBench t;
+  std::vector<ProtectionRequest> out;
+  t.requester.script = [&] {
+    ProtectionRequest r = local(make_token(kMr, kMrTag), kBase, 0x10);
+    t.requester.send(r);
+    out.push_back(r);
+    // The driver deregisters the MR in host memory...
+    MptEntry freed = t.entry(kMr);
+    freed.state = MptState::Free;
+    t.put(kMr, freed);
+    r = local(make_token(kMr, kMrTag), kBase, 0x10);
+    t.requester.send(r);  // ...the cached copy still says VALID
+    out.push_back(r);
+    ContextChange other{ContextKind::Mtt, kMr, 1};
+    t.ctrl.send(other);
+    r = local(make_token(kMr, kMrTag), kBase, 0x10);
+    t.requester.send(r);
+    out.push_back(r);
+    ContextChange change{ContextKind::Mpt, kMr - 1, 2};  // a range covering entry 3
+    t.ctrl.send(change);
+    r = local(make_token(kMr, kMrTag), kBase, 0x10);
+    t.requester.send(r);
+    out.push_back(r);
+  };
+  run_simulation();
+  REQUIRE(out.size() == 4);
+  CHECK(out[0].status == CqeStatus::Success);
+  CHECK(out[1].status == CqeStatus::Success);
+  CHECK(out[2].status == CqeStatus::Success);
+  CHECK(out[3].status == CqeStatus::LocalProtection);
+  CHECK(counter(t.checker.stats, "mpt_misses") == 2);
+  CHECK(t.memory.count(tlm::TLM_READ_COMMAND) == 2);
+}
+
+TEST_CASE("protection checker: an unreadable MPT entry fails the check", "[tlm][protection]") {
+  CheckerBench t;
+  t.memory.size_bytes = t.icm.mpt_addr(kMr);  // the table read gets an address error
+  ProtectionRequest r = local(make_token(kMr, kMrTag), kBase, 0x10);
+  ProtectionRequest rr = remote(make_token(kMr, kMrTag), kBase, 0x10);
+  ProtectionRequest big = local(make_token(16, 0), kBase, 0x10);  // index past the table
+  t.requester.script = [&] {
+    t.requester.send(r);
+    t.requester.send(rr);
+    t.requester.send(big);
+  };
+  run_simulation();
+  CHECK(r.status == CqeStatus::LocalProtection);
+  CHECK(rr.status == CqeStatus::RemoteAccess);
+  CHECK(big.status == CqeStatus::LocalProtection);
+  CHECK(t.memory.log.size() == 2);  // no read for the index past the table
+}

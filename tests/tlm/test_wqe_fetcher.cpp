@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+// WqeFetcher alone: doorbells from a stub, QP context and send-queue ring in a memory stub,
+// decoded WorkRequests collected by a sink.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include <systemc>
+
+#include "model/rnic/front/wqe_fetcher.h"
+#include "support/stubs.h"
+
+using namespace rnic;
+using namespace rnic::test;
+
+namespace {
+
+constexpr uint32_t kQpn = 3;
+constexpr uint64_t kRing = 0x200000;
+
+struct FetchBench {
+  RnicConfig config;
+  IcmLayout icm;
+  WqeFetcher fetcher;
+  InitiatorStub doorbell{"doorbell"};
+  InitiatorStub ctrl{"ctrl"};
+  MemoryStub memory{"memory"};
+  MessageSink<WorkRequest> requester{"requester"};
+
+  explicit FetchBench(uint32_t fetch_batch = 4)
+      : config(with_batch(fetch_batch)), icm(small_icm()), fetcher("fetcher", config, icm) {
+    doorbell.isock.bind(fetcher.doorbell_tsock);
+    ctrl.isock.bind(fetcher.ctrl_tsock);
+    fetcher.dma_isock.bind(memory.tsock);
+    fetcher.work_isock.bind(requester.tsock);
+  }
+  static RnicConfig with_batch(uint32_t batch) {
+    RnicConfig c;
+    c.wqe.fetch_batch = batch;
+    return c;
+  }
+  void create_qp(uint32_t qpn, uint32_t depth, uint8_t valid = 1) {
+    QpcEntry q;
+    q.valid = valid;
+    q.connected = 1;
+    q.sq_base = kRing;
+    q.sq_depth = depth;
+    memory.put(icm.qpc_addr(qpn), q, kQpcEntryBytes);
+  }
+  // A Read WQE with recognisable fields in ring slot `slot`.
+  void post(uint32_t slot, uint64_t wr_id) {
+    Wqe w;
+    w.opcode = WqeOpcode::Read;
+    w.nsge = 2;
+    w.flags = 0x002;
+    w.wr_id = wr_id;
+    w.remote_addr = 0xABC0000 + wr_id;
+    w.remote_token = make_token(7, uint8_t(wr_id));
+    w.sge[0] = {0x10000 + wr_id, 64, make_token(2, 1)};
+    w.sge[1] = {0x20000 + wr_id, 32, make_token(2, 1)};
+    memory.put(kRing + uint64_t(slot) * kWqeBytes, w, kWqeBytes);
+  }
+  std::vector<MemoryStub::Access> wqe_reads() const {
+    std::vector<MemoryStub::Access> out;
+    for (const auto& a : memory.log)
+      if (a.source == DmaSource::WqeFetch) out.push_back(a);
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("wqe fetcher: five WQEs in batches of four, handed on in order", "[tlm][fetcher]") {
+  FetchBench t(4);
+  t.create_qp(kQpn, 8);
+  for (uint32_t i = 0; i < 5; ++i) t.post(i, 1000 + i);
+  tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+  t.doorbell.script = [&] {
+    Doorbell db{Doorbell::Kind::SendQueue, kQpn, 5};
+    status = t.doorbell.send(db);
+  };
+  run_simulation();
+  CHECK(status == tlm::TLM_OK_RESPONSE);
+  REQUIRE(t.requester.size() == 5);
+  for (uint32_t i = 0; i < 5; ++i) {
+    const WorkRequest& w = t.requester[i];
+    CHECK(w.qpn == kQpn);
+    CHECK(w.wqe_index == i);
+    CHECK(w.wqe.opcode == WqeOpcode::Read);
+    CHECK(w.wqe.wr_id == 1000 + i);
+    CHECK(w.wqe.flags == 0x002);
+    CHECK(w.wqe.nsge == 2);
+    CHECK(w.wqe.remote_addr == 0xABC0000 + 1000 + i);
+    CHECK(w.wqe.remote_token == make_token(7, uint8_t(1000 + i)));
+    CHECK(w.wqe.sge[1].addr == 0x20000 + 1000 + i);
+    CHECK(w.wqe.sgl_length() == 96);
+    if (i) CHECK(t.requester.received[i].at >= t.requester.received[i - 1].at);
+  }
+  const auto reads = t.wqe_reads();
+  REQUIRE(reads.size() == 2);
+  CHECK(reads[0].address == kRing);
+  CHECK(reads[0].length == 4 * kWqeBytes);
+  CHECK(reads[1].address == kRing + 4 * kWqeBytes);
+  CHECK(reads[1].length == kWqeBytes);
+  CHECK(reads[1].at >= reads[0].at);  // the stub memory answers in zero time
+  // The QP context was read once, before the first WQE read.
+  REQUIRE(t.memory.log.size() == 3);
+  CHECK(t.memory.log[0].address == t.icm.qpc_addr(kQpn));
+  CHECK(t.memory.log[0].source == DmaSource::ContextTable);
+  CHECK(counter(t.fetcher.stats, "fetch_reads") == 2);
+  CHECK(counter(t.fetcher.stats, "wqes_fetched") == 5);
+  CHECK(counter(t.fetcher.stats, "bad_doorbells") == 0);
+}
+
+TEST_CASE("wqe fetcher: the ring wraps", "[tlm][fetcher]") {
+  FetchBench t(4);
+  t.create_qp(kQpn, 4);
+  for (uint32_t i = 0; i < 3; ++i) t.post(i, 10 + i);
+  t.doorbell.script = [&] {
+    Doorbell first{Doorbell::Kind::SendQueue, kQpn, 3};
+    t.doorbell.send(first);
+    sc_core::wait(sc_core::sc_time(5, sc_core::SC_US));
+    // Slots 0 and 1 were consumed: the driver reuses them for WQEs 4 and 5.
+    t.post(3, 13);
+    t.post(0, 14);
+    t.post(1, 15);
+    Doorbell second{Doorbell::Kind::SendQueue, kQpn, 6};
+    t.doorbell.send(second);
+  };
+  run_simulation();
+  REQUIRE(t.requester.size() == 6);
+  for (uint32_t i = 0; i < 6; ++i) {
+    CHECK(t.requester[i].wqe_index == i);
+    CHECK(t.requester[i].wqe.wr_id == 10 + i);
+  }
+  const auto reads = t.wqe_reads();
+  REQUIRE(reads.size() == 3);
+  CHECK(reads[0].address == kRing);
+  CHECK(reads[0].length == 3 * kWqeBytes);
+  CHECK(reads[1].address == kRing + 3 * kWqeBytes);  // up to the ring end only
+  CHECK(reads[1].length == kWqeBytes);
+  CHECK(reads[2].address == kRing);
+  CHECK(reads[2].length == 2 * kWqeBytes);
+}
+
+TEST_CASE("wqe fetcher: a doorbell claiming more than the ring holds is ignored",
+          "[tlm][fetcher]") {
+  FetchBench t(4);
+  t.create_qp(kQpn, 4);
+  for (uint32_t i = 0; i < 4; ++i) t.post(i, 50 + i);
+  t.doorbell.script = [&] {
+    Doorbell too_many{Doorbell::Kind::SendQueue, kQpn, 5};
+    t.doorbell.send(too_many);
+  };
+  run_simulation();
+  CHECK(t.requester.size() == 0);
+  CHECK(t.wqe_reads().empty());  // no ring memory read at all
+  CHECK(counter(t.fetcher.stats, "bad_doorbells") == 1);
+}
+
+TEST_CASE("wqe fetcher: doorbells for unknown QPs are refused", "[tlm][fetcher]") {
+  FetchBench t(4);
+  t.create_qp(2, 4, 0);  // QP 2 exists in the table but is not valid
+  t.post(0, 1);
+  tlm::tlm_response_status past_table = tlm::TLM_OK_RESPONSE;
+  t.doorbell.script = [&] {
+    Doorbell beyond{Doorbell::Kind::SendQueue, 8, 1};  // max_qps = 8
+    past_table = t.doorbell.send(beyond);
+    Doorbell invalid{Doorbell::Kind::SendQueue, 2, 1};
+    t.doorbell.send(invalid);
+  };
+  run_simulation();
+  CHECK(past_table == tlm::TLM_GENERIC_ERROR_RESPONSE);
+  CHECK(t.requester.size() == 0);
+  CHECK(t.wqe_reads().empty());
+  CHECK(counter(t.fetcher.stats, "bad_doorbells") == 2);
+}
+
+TEST_CASE("wqe fetcher: a ContextChange(Qpc) re-reads the QP context", "[tlm][fetcher]") {
+  FetchBench t(4);
+  t.create_qp(kQpn, 4);
+  t.post(0, 70);
+  t.doorbell.script = [&] {
+    Doorbell db{Doorbell::Kind::SendQueue, kQpn, 1};
+    t.doorbell.send(db);
+    sc_core::wait(sc_core::sc_time(5, sc_core::SC_US));
+    // The QP is re-created: a new ring elsewhere, indices from zero.
+    QpcEntry q;
+    q.valid = 1;
+    q.sq_base = kRing + 0x10000;
+    q.sq_depth = 4;
+    t.memory.put(t.icm.qpc_addr(kQpn), q, kQpcEntryBytes);
+    Wqe w;
+    w.opcode = WqeOpcode::Write;
+    w.wr_id = 71;
+    t.memory.put(kRing + 0x10000, w, kWqeBytes);
+    ContextChange change{ContextKind::Qpc, kQpn, 1};
+    t.ctrl.send(change);
+    Doorbell again{Doorbell::Kind::SendQueue, kQpn, 1};
+    t.doorbell.send(again);
+  };
+  run_simulation();
+  REQUIRE(t.requester.size() == 2);
+  CHECK(t.requester[0].wqe.wr_id == 70);
+  CHECK(t.requester[1].wqe.wr_id == 71);
+  CHECK(t.requester[1].wqe.opcode == WqeOpcode::Write);
+  CHECK(t.requester[1].wqe_index == 0);
+  const auto reads = t.wqe_reads();
+  REQUIRE(reads.size() == 2);
+  CHECK(reads[1].address == kRing + 0x10000);
+}
