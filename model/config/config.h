@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "model/rnic/abi/caps.h"
+
 namespace rnic {
 
 struct PcieConfig {
@@ -109,7 +111,7 @@ struct RnicConfig {
   PortConfig port;
   SimConfig sim;
   // Adapter capability flags reported by NDK_ADAPTER_INFO (SPEC.md section 2).
-  uint32_t adapter_flags = 0x1 | 0x10;  // IN_ORDER_DMA | RDMA_READ_LOCAL_INVALIDATE_SUPPORTED
+  uint32_t adapter_flags = caps::kInOrderDma | caps::kRdmaReadLocalInvalidateSupported;
 };
 
 struct SystemConfig {

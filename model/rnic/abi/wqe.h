@@ -11,8 +11,12 @@ namespace rnic {
 constexpr uint32_t kMaxSge = 4;  // SGEs that fit in one 128-byte WQE
 // INLINE send/write: the payload sits in the WQE where the SGEs would (bytes 64..127).
 constexpr uint32_t kMaxInlineBytes = 64;
-constexpr uint16_t kWqeFlagSolicit = 0x004;  // NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT
-constexpr uint16_t kWqeFlagInline = 0x040;   // NDK_OP_FLAG_INLINE
+// WQE flag bits: the NDK_OP_FLAG_* values of the request (SPEC.md section 2).
+constexpr uint16_t kWqeFlagSilentSuccess = 0x001;        // NDK_OP_FLAG_SILENT_SUCCESS
+constexpr uint16_t kWqeFlagReadFence = 0x002;            // NDK_OP_FLAG_READ_FENCE
+constexpr uint16_t kWqeFlagSolicit = 0x004;              // NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT
+constexpr uint16_t kWqeFlagInline = 0x040;               // NDK_OP_FLAG_INLINE
+constexpr uint16_t kWqeFlagReadLocalInvalidate = 0x100;  // NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE
 
 enum class WqeOpcode : uint8_t {
   Nop = 0,

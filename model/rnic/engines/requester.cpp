@@ -7,13 +7,6 @@
 
 namespace rnic {
 
-namespace {
-constexpr uint16_t kSilentSuccess = 0x001;  // NDK_OP_FLAG_SILENT_SUCCESS
-constexpr uint16_t kReadFence = 0x002;      // NDK_OP_FLAG_READ_FENCE
-constexpr uint16_t kReadLocalInvalidate = 0x100;  // NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE
-constexpr uint32_t kLocalInvalidateSupported = 0x10;  // adapter capability flag
-}  // namespace
-
 Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
                      uint32_t node_id)
     : sc_module(name),
@@ -146,7 +139,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   qp.pending.push_back(entry);
 
   // READ_FENCE: no request starts before every earlier read of the QP has completed.
-  if ((wqe.flags & kReadFence) && !qp.error) wait_for_read_slot(qp, 1, delay);
+  if ((wqe.flags & kWqeFlagReadFence) && !qp.error) wait_for_read_slot(qp, 1, delay);
   Pending* fenced = find(qp, sequence);
   if (!fenced || fenced->done) {  // flushed while it waited
     retire(qpn, qp, delay);
@@ -277,8 +270,8 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   release_ord_slot(qp, *p, now + delay);
   CqeStatus status = land_response(packet->dst_qpn, *p, *packet, delay);
   if (status == CqeStatus::Success && p->opcode == WqeOpcode::Read &&
-      (p->flags & kReadLocalInvalidate) && (config_.adapter_flags & kLocalInvalidateSupported) &&
-      p->sinks > 0) {
+      (p->flags & kWqeFlagReadLocalInvalidate) &&
+      (config_.adapter_flags & caps::kRdmaReadLocalInvalidateSupported) && p->sinks > 0) {
     // RDMA_READ_LOCAL_INVALIDATE: the read's success invalidates its first sink's token.
     const QpcEntry* context = qpc(packet->dst_qpn, delay);
     ProtectionRequest invalidate;
@@ -403,7 +396,7 @@ void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
     const Pending p = std::move(qp.pending.front());
     qp.pending.pop_front();
     if (p.sent) record_latency(p, (sc_core::sc_time_stamp() + delay).value());
-    if (p.status == CqeStatus::Success && (p.flags & kSilentSuccess)) continue;
+    if (p.status == CqeStatus::Success && (p.flags & kWqeFlagSilentSuccess)) continue;
     if (!context) continue;  // no QP context: nowhere to complete (counted as an error)
     CompletionRecord record;
     record.cqn = context->cqn;

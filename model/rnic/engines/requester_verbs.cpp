@@ -7,10 +7,6 @@
 
 namespace rnic {
 
-namespace {
-constexpr uint32_t kSinkNotRequired = 0x2;  // NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED
-}  // namespace
-
 CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
                                uint16_t access, Pending& p, uint64_t* total,
                                sc_core::sc_time& delay) {
@@ -46,7 +42,7 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
   // Sink checks (SPEC.md 5 Read, requester side): VALID local MR of this PD, local write,
   // inside the MR, and RDMA_READ_SINK unless the adapter does not require it.
   uint16_t access = kAccessLocalWrite;
-  if (!(config_.adapter_flags & kSinkNotRequired)) access |= kAccessReadSink;
+  if (!(config_.adapter_flags & caps::kRdmaReadSinkNotRequired)) access |= kAccessReadSink;
   uint64_t total = 0;
   const CqeStatus checked = check_sgl(qpn, context, wqe, access, *p, &total, delay);
   p = find(qp, sequence);
