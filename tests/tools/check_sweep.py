@@ -20,7 +20,7 @@ import time
 
 MODE, RNICSIM, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 SWEEP = os.path.join(ROOT, "scripts", "sweep")
-SCENARIO = os.path.join(ROOT, "tests", "sweep", "tiny.json")
+SCENARIO = os.path.join(ROOT, "tests", "tools", "tiny.json")
 MRRS = ["128", "256", "512"]
 SIZES = ["256", "1024", "4096"]
 COUNT = 200  # tiny.json's count

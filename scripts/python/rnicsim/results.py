@@ -126,3 +126,8 @@ def run(scenario, set=None, seed=None, rnicsim=None, check=True):  # noqa: A002 
                        f"{outcome['stderr'].strip()}", outcome["exit_code"], outcome["stderr"],
                        outcome["results"])
     return results
+
+
+def workload_indices(scenario):
+    """Indices in steps[] of the workload steps of a scenario dict."""
+    return [i for i, s in enumerate(scenario["steps"]) if s.get("op") in WORKLOAD_OPS]
