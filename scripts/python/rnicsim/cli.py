@@ -7,9 +7,10 @@ import sys
 from .binary import ROOT, RnicsimNotFound, find_rnicsim
 
 
-def parser(prog, doc, **kwargs):
-    """An ArgumentParser whose --help prints the tool's docstring as written."""
-    return argparse.ArgumentParser(prog=prog, description=doc,
+def parser(prog, description, **kwargs):
+    """An ArgumentParser whose --help prints the description (the tool's docstring) as
+    written."""
+    return argparse.ArgumentParser(prog=prog, description=description,
                                    formatter_class=argparse.RawDescriptionHelpFormatter,
                                    **kwargs)
 
