@@ -23,11 +23,8 @@ def build_dir():
 
 
 def _built(build):
-    # The app layer's CMakeLists puts the binary in build/app/; older trees had it at the top.
-    for exe in (os.path.join(build, "rnicsim"), os.path.join(build, "app", "rnicsim")):
-        if os.path.isfile(exe) and os.access(exe, os.X_OK):
-            return exe
-    return None
+    exe = os.path.join(build, "rnicsim")  # app/CMakeLists.txt puts it at the top of the tree
+    return exe if os.path.isfile(exe) and os.access(exe, os.X_OK) else None
 
 
 def _usable(path, what):
