@@ -2,6 +2,8 @@
 // Top level of a scenario file: name, seed, config, nodes, and the walk over the steps.
 #include "app/scenario/scenario.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -132,7 +134,18 @@ ScenarioError::ScenarioError(JsonPath path, const std::string& message)
       message_(message) {}
 
 Scenario load_scenario(const std::string& text, const std::vector<std::string>& overrides) {
+  // A UTF-8 byte-order mark is not part of the JSON text (RFC 8259 section 8.1 lets a parser
+  // ignore it): drop it first, or the duplicate-key and position scanners would miss it.
+  static const std::string kBom = "\xEF\xBB\xBF";
+  if (text.compare(0, kBom.size(), kBom) == 0) {
+    return load_scenario(text.substr(kBom.size()), overrides);
+  }
   if (text.size() > kMaxFileBytes) throw ScenarioError(JsonPath(), "file larger than 64 MiB");
+  // JSON text never holds a raw NUL; the parser would read one as the end of input.
+  const size_t nul = text.find('\0');
+  if (nul != std::string::npos) {
+    throw at_offset(text, nul, "invalid JSON: NUL byte (not a text file?)");
+  }
   const size_t deep = find_excess_depth(text, kMaxDepth);
   if (deep != std::string::npos) throw at_offset(text, deep, "nesting deeper than 64 levels");
   json root;
@@ -193,12 +206,21 @@ Scenario load_scenario(const std::string& text, const std::vector<std::string>& 
 
 Scenario load_scenario_file(const std::string& file_name,
                             const std::vector<std::string>& overrides) {
+  struct stat info {};
+  if (::stat(file_name.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    throw ScenarioError(JsonPath(), quote(file_name) + " is a directory, not a scenario file");
+  }
   std::ifstream in(file_name, std::ios::binary);
   if (!in) throw ScenarioError(JsonPath(), "cannot open " + quote(file_name));
-  std::ostringstream buf;
-  buf << in.rdbuf();
+  // Read at most one byte past the limit: a FIFO or /dev/zero must not grow memory unbounded.
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= kMaxFileBytes && in.read(chunk, sizeof chunk).gcount() > 0) {
+    text.append(chunk, size_t(in.gcount()));
+  }
   if (in.bad()) throw ScenarioError(JsonPath(), "cannot read " + quote(file_name));
-  return load_scenario(buf.str(), overrides);
+  if (text.size() > kMaxFileBytes) throw ScenarioError(JsonPath(), "file larger than 64 MiB");
+  return load_scenario(text, overrides);
 }
 
 std::string describe(const ScenarioError& error) {

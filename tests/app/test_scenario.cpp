@@ -304,6 +304,40 @@ TEST_CASE("duplicate keys and deep nesting are refused", "[app]") {
         "nesting deeper than 64 levels");
 }
 
+TEST_CASE("a byte-order mark is skipped: duplicate keys and positions still found", "[app]") {
+  const std::string bom = "\xEF\xBB\xBF";
+  size_t line = 0;
+  CHECK(error_of(bom + "{\"name\": \"t\", \"steps\": [\n {\"op\": \"wait\", \"ns\": 1, "
+                       "\"ns\": 2}]}",
+                 &line) == "steps[0].ns: duplicate key");
+  CHECK(line == 2);
+  CHECK(error_of(bom + "{\"name\": \"t\",\n\"steps\": [{\"op\": \"wait\"}]}", &line) ==
+        "steps[0].ns: missing required field");
+  CHECK(line == 2);
+  CHECK(load_scenario(bom + R"({"name": "t", "steps": []})").name == "t");
+}
+
+TEST_CASE("a NUL byte, a directory and an endless file are refused with their reason", "[app]") {
+  size_t line = 0;
+  const char with_nul[] = "{\"name\": \"t\",\n \"steps\": [\0]}";
+  CHECK(error_of(std::string(with_nul, sizeof with_nul - 1), &line) ==
+        "invalid JSON: NUL byte (not a text file?)");
+  CHECK(line == 2);
+  try {
+    load_scenario_file(RNICSIM_SOURCE_DIR "/scenarios");
+    FAIL("a directory loaded");
+  } catch (const ScenarioError& e) {
+    CHECK(std::string(e.what()).find("is a directory") != std::string::npos);
+  }
+  // /dev/zero never ends: the reader stops one chunk past the size limit.
+  try {
+    load_scenario_file("/dev/zero");
+    FAIL("/dev/zero loaded");
+  } catch (const ScenarioError& e) {
+    CHECK(std::string(e.what()) == "file larger than 64 MiB");
+  }
+}
+
 TEST_CASE("ops this version cannot run still validate", "[app]") {
   const Scenario s = load_scenario(with_steps(R"(
     {"op": "write", "qp": "qpA", "sgl": [{"mr": "mrA", "length": 8}], "remote": {"target": "mrB", "offset": 8}, "context": 3},
