@@ -3,7 +3,8 @@
 // into sc_signals traced with SystemC's own VCD writer (sc_trace). Sampling, not updates from
 // the units: the model is loosely timed (work is booked ahead with annotated delays), so a
 // value is what the model has committed at the sampled instant. The probe stops sampling when
-// nothing else is left to simulate, so it never keeps a finished or stalled run alive.
+// nothing else is left to simulate, so it never keeps a finished or stalled run alive, and it
+// skips the periods of a span in which nothing runs (the values cannot change there).
 #pragma once
 
 #include <cstdint>
