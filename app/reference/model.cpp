@@ -61,7 +61,7 @@ uint64_t ReferenceModel::resolve(const Value& v) const {
   if (v.field == Value::Field::None) {
     auto it = state_.saved.find(v.name);
     if (it == state_.saved.end()) throw RefUnsupported("saved value \"" + v.name + "\" unset");
-    return v.adjusted(it->second);
+    return adjust(v, it->second);
   }
   uint64_t base = 0;
   if (auto b = state_.buffers.find(v.name); b != state_.buffers.end()) {
@@ -86,7 +86,13 @@ uint64_t ReferenceModel::resolve(const Value& v) const {
         break;
     }
   }
-  return v.adjusted(base);
+  return adjust(v, base);
+}
+
+uint64_t ReferenceModel::adjust(const Value& v, uint64_t base) {
+  uint64_t x = 0;
+  if (!v.adjusted(base, &x)) throw RefUnsupported(v.text + " leaves the 64-bit range");
+  return x;
 }
 
 uint32_t ReferenceModel::resolve32(const Value& v) const {

@@ -90,6 +90,7 @@ class ReferenceModel {
   RefOutcome poll(const Step& s, bool poll_all);
   void fill_memory(const Step& s);
   uint32_t resolve32(const Value& v) const;
+  static uint64_t adjust(const Value& v, uint64_t base);  // refused when it would wrap
 
   // posting (reference_post.cpp): the inline checks of SPEC.md 4 and what the consumer passes
   uint32_t begin_post(const std::string& qp) const;

@@ -57,10 +57,12 @@ class RunContext {
   host::Adapter& adapter_of(const std::string& name) { return adapter(object(name).node); }
   uint32_t handle(const std::string& name) const { return object(name).handle; }
 
-  // Value of a literal or reference (the +N/-N suffix wraps modulo 2^64).
+  // Value of a literal or reference (a +N/-N suffix that would wrap is refused).
   uint64_t resolve(const Value& v);
   // Same, refused (StepInvalid) above 32 bits: tokens, SGE lengths.
   uint32_t resolve32(const Value& v);
+  // base +/- the reference's offset; refused (StepInvalid) when it would wrap.
+  static uint64_t adjust(const Value& v, uint64_t base);
 
   // Compares a returned status with the step's `expect`; on a mismatch fills `result` and
   // returns false. `adapter` supplies last_error() for the message.

@@ -253,7 +253,7 @@ uint64_t RunContext::resolve(const Value& v) {
   if (v.field == Value::Field::None) {
     auto it = saved.find(v.name);
     if (it == saved.end()) throw StepInvalid(v.path, "saved value " + quote(v.name) + " unset");
-    return v.adjusted(it->second);
+    return adjust(v, it->second);
   }
   const RtObject& o = object(v.name);
   host::Adapter& a = adapter(o.node);
@@ -275,7 +275,16 @@ uint64_t RunContext::resolve(const Value& v) {
     case Value::Field::None:
       break;
   }
-  return v.adjusted(base);
+  return adjust(v, base);
+}
+
+uint64_t RunContext::adjust(const Value& v, uint64_t base) {
+  uint64_t x = 0;
+  if (!v.adjusted(base, &x)) {
+    throw StepInvalid(v.path, quote(v.text) + ": " + hex(base) + (v.negative ? " - " : " + ") +
+                                  std::to_string(v.adjust) + " leaves the 64-bit range");
+  }
+  return x;
 }
 
 uint32_t RunContext::resolve32(const Value& v) {

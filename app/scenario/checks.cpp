@@ -153,6 +153,12 @@ void parse_stream(const Reader& r, Step& s) {
   s.sgl.push_back(sge);
   s.remote = parse_remote(r, true);
   s.signal_every = r.literal_or("signal_every", 1, 1, s.count);
+  // Only every signal_every-th request completes visibly: with fewer in flight, none would.
+  if (s.signal_every > s.outstanding && s.signal_every < s.count) {
+    r.fail("signal_every", std::to_string(s.signal_every) + " is more than outstanding (" +
+                               std::to_string(s.outstanding) +
+                               "): no signaled request would ever be in flight");
+  }
   s.flags = r.op_flags("flags");
   s.metrics = parse_metrics(r);
 }

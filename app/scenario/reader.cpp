@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reader: typed, range-checked access to one JSON object of a scenario file.
 #include <algorithm>
+#include <cmath>
 
 #include "app/scenario/parse.h"
 #include "app/scenario/text.h"
@@ -92,6 +93,11 @@ Value Reader::parse_value(const json& j, const JsonPath& path, uint64_t max) con
   } else if (j.is_number_integer()) {
     throw_at(path, "must not be negative (got " + std::to_string(j.get<int64_t>()) + ")");
   } else if (j.is_number_float()) {
+    // nlohmann reads an integer beyond 64 bits as a double: say that, not "not an integer".
+    const double d = j.get<double>();
+    if (d >= 18446744073709551616.0 && d == std::floor(d)) {
+      throw_at(path, "is out of range (more than 64 bits)");
+    }
     throw_at(path, "must be an integer (got " + j.dump() + ")");
   } else if (j.is_string()) {
     const std::string s = j.get<std::string>();

@@ -59,7 +59,9 @@ void parse_config(const Reader& top, Scenario& sc) {
     } else if (v.is_number_integer() || v.is_number_float()) {
       text = v.dump();
       err = set_param_value(sc.config, it.key(), v.get<double>(), v.is_number_integer());
-    } else if (v.is_string() && v.get<std::string>().rfind("0x", 0) == 0) {
+    } else if (v.is_string() && (v.get<std::string>().rfind("0x", 0) == 0 ||
+                                 v.get<std::string>().rfind("0X", 0) == 0)) {
+      // Hex strings as in steps ("0x" or "0X", parse_unsigned).
       text = v.get<std::string>();
       err = set_param(sc.config, it.key(), text);
     } else {
@@ -93,6 +95,11 @@ void parse_nodes(const Reader& top, Scenario& sc) {
     bool ok = !name.empty() && name.size() <= 32;
     for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
     if (!ok) throw_at(p, "node names are 1-32 letters, digits or '_' (got " + quote(name) + ")");
+    // Names of the modules beside the nodes (System's switch, the runner's driver and VCD
+    // probe): a node of the same name would be renamed by SystemC (W505), and so its stats.
+    for (const char* reserved : {"switch", "driver", "vcd_probe"}) {
+      if (name == reserved) throw_at(p, quote(name) + " is reserved (the platform's own module)");
+    }
     for (const std::string& other : sc.nodes) {
       if (other == name) throw_at(p, "duplicate node " + quote(name));
     }
@@ -178,6 +185,7 @@ Scenario load_scenario(const std::string& text, const std::vector<std::string>& 
     const Reader top(root, JsonPath(), top_state);
     top.only({"$schema", "name", "description", "comment", "seed", "config", "nodes", "steps"});
     sc.name = top.string("name");
+    if (sc.name.empty()) top.fail("name", "must not be empty");
     sc.description = top.string_or("description", "");
     if (top.has("comment")) top.string("comment");
     if (top.has("$schema")) top.string("$schema");
@@ -185,6 +193,8 @@ Scenario load_scenario(const std::string& text, const std::vector<std::string>& 
     parse_config(top, sc);
     parse_nodes(top, sc);
     parse_steps(top, sc);
+    const std::string file_err = check_config(sc.config);
+    if (!file_err.empty()) throw_at(JsonPath().key("config"), file_err);
     // Command-line overrides come last and are checked together with the file's values.
     for (const std::string& o : overrides) {
       const size_t eq = o.find('=');
@@ -194,8 +204,9 @@ Scenario load_scenario(const std::string& text, const std::vector<std::string>& 
       if (!err.empty()) throw ScenarioError(JsonPath(), "--set " + o + ": " + err);
       sc.config_set.push_back(ConfigSetting{o.substr(0, eq), o.substr(eq + 1)});
     }
+    // The file's config was valid: an error now comes from --set, not from a line of the file.
     const std::string err = check_config(sc.config);
-    if (!err.empty()) throw_at(JsonPath().key("config"), err);
+    if (!err.empty()) throw ScenarioError(JsonPath(), "--set: " + err);
   } catch (ScenarioError& e) {
     const size_t offset = e.path().empty() ? std::string::npos : locate(text, e.path());
     if (offset != std::string::npos) line_and_column(text, offset, &e.line, &e.column);

@@ -123,7 +123,11 @@ std::string parse_reference(const std::string& text,
   // Nothing defined: name the most likely object (the reading with a numeric suffix).
   std::string name;
   Value::Field field;
-  split_field(readings.back().base, &name, &field);
+  const std::string& base = readings.back().base;
+  if (readings.size() > 1 && !base.empty() && (base.back() == '+' || base.back() == '-')) {
+    return "bad offset in reference " + quote(text) + " (one + or - and a number: $NAME.va+16)";
+  }
+  split_field(base, &name, &field);
   if (name.empty()) return "bad reference " + quote(text);
   return "unknown object " + quote(name) + " in reference " + quote(text);
 }

@@ -43,7 +43,12 @@ struct Value {
     return v;
   }
   // Applies the suffix to a resolved base value (modulo 2^64, as a C++ unsigned would).
-  uint64_t adjusted(uint64_t base) const { return negative ? base - adjust : base + adjust; }
+  // base +/- adjust; false when it leaves 0..2^64-1 (a reference never wraps).
+  bool adjusted(uint64_t base, uint64_t* out) const {
+    if (negative ? base < adjust : base > UINT64_MAX - adjust) return false;
+    *out = negative ? base - adjust : base + adjust;
+    return true;
+  }
 };
 
 const char* field_name(Value::Field field);  // "token", ..., "" for a saved value

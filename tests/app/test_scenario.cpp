@@ -338,6 +338,51 @@ TEST_CASE("a NUL byte, a directory and an endless file are refused with their re
   }
 }
 
+TEST_CASE("hostile values get the message that names their fault", "[app]") {
+  // An integer beyond 64 bits is out of range, not "not an integer".
+  CHECK(step_error(R"({"op": "wait", "ns": 18446744073709551616})") ==
+        at(0) + ".ns: is out of range (more than 64 bits)");
+  // "+-5" is a bad offset of a defined object, not an unknown object "sink.va+".
+  CHECK(step_error(R"({"op": "save", "name": "x", "value": "$sink.va+-5"})").find(
+            "bad offset in reference \"$sink.va+-5\"") != std::string::npos);
+  // Hex strings are "0x" or "0X" in config.set as in steps.
+  CHECK(load_scenario(R"({"name": "t", "config": {"set": {"pcie.mrrs": "0X200"}}, "steps": []})")
+            .config.rnic.pcie.mrrs_bytes == 512);
+  CHECK(error_of(R"({"name": "", "steps": []})") == "name: must not be empty");
+  for (const char* reserved : {"switch", "driver", "vcd_probe"}) {
+    CHECK(error_of(std::string(R"({"name": "t", "nodes": ["A", ")") + reserved +
+                   R"("], "steps": []})") ==
+          "nodes[1]: \"" + std::string(reserved) + "\" is reserved (the platform's own module)");
+  }
+}
+
+TEST_CASE("a bad --set is blamed on --set, not on the file's config", "[app]") {
+  try {
+    load_scenario(R"({"name": "t", "steps": []})", {"mtt.cache_ways=7"});
+    FAIL("no error");
+  } catch (const ScenarioError& e) {
+    CHECK(std::string(e.what()) == "--set: mtt.cache_ways (7) must divide mtt.cache_entries (1024)");
+    CHECK(e.line == 0);
+  }
+  // The file's own bad config still points at the file.
+  size_t line = 0;
+  CHECK(error_of("{\"name\": \"t\",\n \"config\": {\"set\": {\"mtt.cache_ways\": 7}}, "
+                 "\"steps\": []}",
+                 &line) == "config: mtt.cache_ways (7) must divide mtt.cache_entries (1024)");
+  CHECK(line == 2);
+}
+
+TEST_CASE("a workload whose signaled requests can never be in flight is refused", "[app]") {
+  const std::string stream =
+      R"({"op": "read_stream", "qp": "qpA", "count": 100, "size": 64, "outstanding": 4, )"
+      R"("sgl": {"mr": "mrA"}, "remote": {"target": "mrA", "span": 4096}, "signal_every": )";
+  CHECK(step_error(stream + "8}") ==
+        at(0) + ".signal_every: 8 is more than outstanding (4): no signaled request would ever "
+                "be in flight");
+  CHECK(step_error(stream + "4}").empty());
+  CHECK(step_error(stream + "100}").empty());  // the last request always signals
+}
+
 TEST_CASE("ops this version cannot run still validate", "[app]") {
   const Scenario s = load_scenario(with_steps(R"(
     {"op": "write", "qp": "qpA", "sgl": [{"mr": "mrA", "length": 8}], "remote": {"target": "mrB", "offset": 8}, "context": 3},

@@ -33,14 +33,18 @@ TEST_CASE("references split into name, field and suffix", "[app]") {
   CHECK(v.field == Value::Field::Va);
   CHECK_FALSE(v.negative);
   CHECK(v.adjust == 4096);
-  CHECK(v.adjusted(0x1000) == 0x2000);
+  uint64_t x = 0;
+  CHECK(v.adjusted(0x1000, &x));
+  CHECK(x == 0x2000);
+  CHECK_FALSE(v.adjusted(UINT64_MAX - 4095, &x));  // never wraps
 
   REQUIRE(parse("$src.length-0x10", {"src"}, &v) == "");
   CHECK(v.field == Value::Field::Length);
   CHECK(v.negative);
   CHECK(v.adjust == 16);
-  CHECK(v.adjusted(16) == 0);
-  CHECK(v.adjusted(0) == UINT64_MAX - 15);  // wraps like an unsigned
+  CHECK(v.adjusted(16, &x));
+  CHECK(x == 0);
+  CHECK_FALSE(v.adjusted(15, &x));  // below zero: refused, not wrapped
 
   REQUIRE(parse("$saved", {"saved"}, &v) == "");
   CHECK(v.field == Value::Field::None);
