@@ -196,81 +196,140 @@ void parse_flush(const Reader& r, Step& s) {
 
 namespace {
 
-struct OpInfo {
-  const char* name;
-  Op op;
-  std::vector<const char*> fields;  // besides op, description, comment
-  void (*parse)(const Reader&, Step&);
-};
+using F = FieldType;
+constexpr bool kRequired = true;
+
+// read_stream and write_stream take the same fields.
+const std::vector<FieldDef> kStreamFields = {
+    {"qp", F::Name, kRequired}, {"count", F::Literal, kRequired},
+    {"size", F::Literal, kRequired}, {"outstanding", F::Literal},
+    {"sgl", F::StreamSgl, kRequired}, {"remote", F::StreamRemote, kRequired},
+    {"signal_every", F::Literal}, {"flags", F::OpFlags}, {"expect", F::MetricBounds}};
+
+}  // namespace
 
 const std::vector<OpInfo>& op_table() {
   static const std::vector<OpInfo> table = {
-      {"alloc",
-       Op::Alloc,
-       {"node", "name", "size", "fill", "page_size", "scatter", "expect"},
+      {"alloc", Op::Alloc, "host buffer in modeled host memory",
+       {{"node", F::Node, kRequired}, {"name", F::Name, kRequired}, {"size", F::Literal, kRequired},
+        {"fill", F::Fill}, {"page_size", F::PageSize}, {"scatter", F::Boolean},
+        {"expect", F::Status}},
        parse_alloc},
-      {"create_pd", Op::CreatePd, {"node", "name", "expect"}, parse_create_pd},
-      {"create_cq", Op::CreateCq, {"node", "name", "depth", "expect"}, parse_create_cq},
-      {"create_qp",
-       Op::CreateQp,
-       {"name", "pd", "cq", "send_depth", "recv_depth", "ord", "ird", "context", "expect"},
+      {"create_pd", Op::CreatePd, "protection domain",
+       {{"node", F::Node, kRequired}, {"name", F::Name, kRequired}, {"expect", F::Status}},
+       parse_create_pd},
+      {"create_cq", Op::CreateCq, "completion queue",
+       {{"node", F::Node, kRequired}, {"name", F::Name, kRequired}, {"depth", F::Literal},
+        {"expect", F::Status}},
+       parse_create_cq},
+      {"create_qp", Op::CreateQp, "queue pair (pd and cq on one node)",
+       {{"name", F::Name, kRequired}, {"pd", F::Name, kRequired}, {"cq", F::Name, kRequired},
+        {"send_depth", F::Literal}, {"recv_depth", F::Literal}, {"ord", F::Literal},
+        {"ird", F::Literal}, {"context", F::Value}, {"expect", F::Status}},
        parse_create_qp},
-      {"connect", Op::Connect, {"qp", "peer", "expect"}, parse_connect},
-      {"create_mr",
-       Op::CreateMr,
-       {"name", "pd", "fast_register", "pages", "remote_access", "expect"},
+      {"connect", Op::Connect, "connects two QPs (both directions)",
+       {{"qp", F::Name, kRequired}, {"peer", F::Name, kRequired}, {"expect", F::Status}},
+       parse_connect},
+      {"create_mr", Op::CreateMr, "memory region object",
+       {{"name", F::Name, kRequired}, {"pd", F::Name, kRequired}, {"fast_register", F::Boolean},
+        {"pages", F::Literal}, {"remote_access", F::Boolean}, {"expect", F::Status}},
        parse_create_mr},
-      {"register_mr",
-       Op::RegisterMr,
-       {"mr", "buffer", "offset", "length", "flags", "zero_based", "async", "expect"},
+      {"register_mr", Op::RegisterMr, "normal registration of a buffer range",
+       {{"mr", F::Name, kRequired}, {"buffer", F::Name, kRequired}, {"offset", F::Value},
+        {"length", F::Value}, {"flags", F::MrFlags},
+        {"zero_based", F::Boolean, false,
+         "ask for a zero-based MR: not supported, refused STATUS_INVALID_PARAMETER"},
+        {"async", F::Boolean, false,
+         "the asynchronous call: returns STATUS_PENDING, wait_async waits for its completion"},
+        {"expect", F::Status}},
        parse_register_mr},
-      {"deregister_mr", Op::DeregisterMr, {"mr", "expect"}, parse_deregister_mr},
-      {"create_mw", Op::CreateMw, {"name", "pd", "expect"}, parse_create_mw},
-      {"fast_register",
-       Op::FastRegister,
-       {"qp", "mr", "buffer", "offset", "length", "flags", "context", "base_va", "page_count",
-        "pages", "expect"},
+      {"deregister_mr", Op::DeregisterMr, "deregisters the MR",
+       {{"mr", F::Name, kRequired}, {"expect", F::Status}},
+       parse_deregister_mr},
+      {"create_mw", Op::CreateMw, "memory window",
+       {{"name", F::Name, kRequired}, {"pd", F::Name, kRequired}, {"expect", F::Status}},
+       parse_create_mw},
+      {"fast_register", Op::FastRegister, "posts FastRegister",
+       {{"qp", F::Name, kRequired}, {"mr", F::Name, kRequired}, {"buffer", F::Name, kRequired},
+        {"offset", F::Value}, {"length", F::Value, kRequired}, {"flags", F::OpFlags},
+        {"context", F::Value}, {"base_va", F::Value}, {"page_count", F::Value},
+        {"pages", F::Pages, false,
+         "explicit page array: each entry the index-th 4 KiB page of a buffer plus offset bytes"},
+        {"expect", F::Status}},
        parse_fast_register},
-      {"bind",
-       Op::Bind,
-       {"qp", "mr", "mw", "offset", "length", "flags", "context", "va", "zero_based", "expect"},
+      {"bind", Op::Bind, "posts Bind; offset from the MR's base va, or absolute va",
+       {{"qp", F::Name, kRequired}, {"mr", F::Name, kRequired}, {"mw", F::Name, kRequired},
+        {"offset", F::Value}, {"length", F::Value, kRequired}, {"flags", F::OpFlags},
+        {"context", F::Value}, {"va", F::Value},
+        {"zero_based", F::Boolean, false,
+         "the user-mode Bind: a zero-based window; its descriptor is used by remote "
+         "{descriptor, offset}"},
+        {"expect", F::Status}},
        parse_bind},
-      {"invalidate",
-       Op::Invalidate,
-       {"qp", "target", "flags", "context", "expect"},
+      {"invalidate", Op::Invalidate, "posts Invalidate",
+       {{"qp", F::Name, kRequired}, {"target", F::Name, kRequired}, {"flags", F::OpFlags},
+        {"context", F::Value}, {"expect", F::Status}},
        parse_invalidate},
-      {"read", Op::Read, {"qp", "sgl", "remote", "flags", "context", "expect"}, parse_read_write},
-      {"write", Op::Write, {"qp", "sgl", "remote", "flags", "context", "expect"}, parse_read_write},
-      {"send", Op::Send, {"qp", "sgl", "flags", "context", "invalidate", "expect"}, parse_send},
-      {"receive", Op::Receive, {"qp", "sgl", "context", "expect"}, parse_receive},
-      {"flush", Op::Flush, {"qp", "expect"}, parse_flush},
-      {"poll", Op::Poll, {"cq", "count", "timeout_ns", "expect", "overflow"}, parse_poll},
-      {"expect_memory",
-       Op::ExpectMemory,
-       {"buffer", "offset", "length", "equals", "bytes", "fill", "expect"},
-       parse_expect_memory},
-      {"fill_memory",
-       Op::FillMemory,
-       {"buffer", "offset", "length", "fill", "expect"},
+      {"read", Op::Read, "posts Read",
+       {{"qp", F::Name, kRequired}, {"sgl", F::Sgl, kRequired}, {"remote", F::Remote, kRequired},
+        {"flags", F::OpFlags}, {"context", F::Value}, {"expect", F::Status}},
+       parse_read_write},
+      {"write", Op::Write, "posts Write (sgl is the source)",
+       {{"qp", F::Name, kRequired}, {"sgl", F::Sgl, kRequired}, {"remote", F::Remote, kRequired},
+        {"flags", F::OpFlags}, {"context", F::Value}, {"expect", F::Status}},
+       parse_read_write},
+      {"send", Op::Send, "posts Send / SendAndInvalidate",
+       {{"qp", F::Name, kRequired}, {"sgl", F::Sgl, kRequired}, {"flags", F::OpFlags},
+        {"context", F::Value}, {"invalidate", F::Value}, {"expect", F::Status}},
+       parse_send},
+      {"receive", Op::Receive, "posts Receive",
+       {{"qp", F::Name, kRequired}, {"sgl", F::Sgl, kRequired}, {"context", F::Value},
+        {"expect", F::Status}},
+       parse_receive},
+      {"flush", Op::Flush, "flushes the QP",
+       {{"qp", F::Name, kRequired}, {"expect", F::Status}},
+       parse_flush},
+      {"poll", Op::Poll,
+       "waits for count completions (count 0: asserts none within timeout_ns) and checks them "
+       "in order",
+       {{"cq", F::Name, kRequired}, {"count", F::Literal}, {"timeout_ns", F::Literal},
+        {"expect", F::Completions}, {"overflow", F::Boolean}},
+       parse_poll},
+      {"expect_memory", Op::ExpectMemory,
+       "compares modeled host memory with one of equals, bytes or fill",
+       {{"buffer", F::Name, kRequired}, {"offset", F::Value}, {"length", F::Literal},
+        {"equals", F::Equals}, {"bytes", F::HexBytes}, {"fill", F::CheckFill},
+        {"expect", F::SuccessOnly}},
+       parse_expect_memory,
+       {"equals", "bytes", "fill"},
+       {"length", "bytes"}},
+      {"fill_memory", Op::FillMemory, "the host CPU writes a fill into a buffer range now",
+       {{"buffer", F::Name, kRequired}, {"offset", F::Value}, {"length", F::Literal, kRequired},
+        {"fill", F::CheckFill, kRequired}, {"expect", F::SuccessOnly}},
        parse_fill_memory},
-      {"wait_async", Op::WaitAsync, {"mr", "timeout_ns", "expect"}, parse_wait_async},
-      {"save", Op::Save, {"name", "value", "expect"}, parse_save},
-      {"wait", Op::Wait, {"ns", "expect"}, parse_wait},
-      {"read_stream",
-       Op::ReadStream,
-       {"qp", "count", "size", "outstanding", "sgl", "remote", "signal_every", "flags", "expect"},
-       parse_stream},
-      {"write_stream",
-       Op::WriteStream,
-       {"qp", "count", "size", "outstanding", "sgl", "remote", "signal_every", "flags", "expect"},
-       parse_stream},
-      {"dma_bench",
-       Op::DmaBench,
-       {"node", "kind", "size", "count", "window", "pattern", "outstanding", "expect"},
+      {"wait_async", Op::WaitAsync,
+       "waits until the asynchronous call on an MR completes; expect is its final status",
+       {{"mr", F::Name, kRequired}, {"timeout_ns", F::Literal}, {"expect", F::Status}},
+       parse_wait_async},
+      {"save", Op::Save, "keeps a value for later $NAME",
+       {{"name", F::Name, kRequired}, {"value", F::Value, kRequired},
+        {"expect", F::SuccessOnly}},
+       parse_save},
+      {"wait", Op::Wait, "advances simulated time",
+       {{"ns", F::Literal, kRequired}, {"expect", F::SuccessOnly}},
+       parse_wait},
+      {"read_stream", Op::ReadStream, "workload of reads", kStreamFields, parse_stream},
+      {"write_stream", Op::WriteStream, "workload of writes", kStreamFields, parse_stream},
+      {"dma_bench", Op::DmaBench, "device DMA reads of host memory (pcie-bench style)",
+       {{"node", F::Node, kRequired}, {"kind", F::DmaKind}, {"size", F::Literal, kRequired},
+        {"count", F::Literal, kRequired}, {"window", F::Literal}, {"pattern", F::Pattern},
+        {"outstanding", F::Literal}, {"expect", F::MetricBounds}},
        parse_dma_bench},
   };
   return table;
 }
+
+namespace {
 
 const OpInfo& info(Op op) {
   for (const OpInfo& i : op_table()) {
@@ -302,8 +361,9 @@ std::string known_ops() {
 }
 
 std::vector<std::string> op_fields(Op op) {
-  const OpInfo& i = info(op);
-  return std::vector<std::string>(i.fields.begin(), i.fields.end());
+  std::vector<std::string> names;
+  for (const FieldDef& f : info(op).fields) names.push_back(f.name);
+  return names;
 }
 
 std::vector<Op> all_ops() {
@@ -315,7 +375,7 @@ std::vector<Op> all_ops() {
 void parse_step_fields(const Reader& reader, Step& step) {
   const OpInfo& op = info(step.op);
   std::vector<const char*> allowed = {"op", "description", "comment"};
-  allowed.insert(allowed.end(), op.fields.begin(), op.fields.end());
+  for (const FieldDef& f : op.fields) allowed.push_back(f.name);
   reader.only(allowed);
   op.parse(reader, step);
 }
