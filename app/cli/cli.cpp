@@ -84,9 +84,7 @@ const char* const kGenUsage =
     "QP pairs, then K random actions, default 40) whose every expectation (inline statuses,\n"
     "completions, final memory) is the reference model's prediction, so that `rnicsim run`\n"
     "checks the timed model against it. Same seed, same file. Output: FILE.json or stdout.\n"
-    "Exit 0 written, 2 bad option, 3 the generator failed (a bug).\n"
-    "Environment: RNICSIM_REF_BREAK=RULE makes the reference model deliberately wrong in one\n"
-    "rule (stale-token, silent-success, window-qp), to test the differential test.\n";
+    "Exit 0 written, 2 bad option, 3 the generator failed (a bug).\n";
 
 const char* const kExpectUsage =
     "usage: rnicsim expect FILE.json [--out FILE2.json] [--strict]\n"
@@ -96,8 +94,7 @@ const char* const kExpectUsage =
     "check of every byte of every buffer at the end (replacing the file's expect_memory\n"
     "steps). Steps whose outcome could depend on timing are reported on stderr; with\n"
     "--strict they are an error. Output: FILE2.json or stdout.\n"
-    "Exit 0 written, 2 invalid file, an op the model does not cover, or (--strict) a race.\n"
-    "Environment: RNICSIM_REF_BREAK=RULE as for gen.\n";
+    "Exit 0 written, 2 invalid file, an op the model does not cover, or (--strict) a race.\n";
 
 const char* const kParamsUsage =
     "usage: rnicsim params [--preset NAME]\n"
@@ -226,20 +223,6 @@ int cmd_validate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return kExitPassed;
 }
 
-// RNICSIM_REF_BREAK: a deliberately wrong reference model, to test the differential test.
-bool ref_options(RefOptions* options, std::ostream& err) {
-  const char* rule = std::getenv("RNICSIM_REF_BREAK");
-  options->broken_rule = rule ? rule : "";
-  const auto rules = ref_broken_rules();
-  if (options->broken_rule.empty() ||
-      std::find(rules.begin(), rules.end(), options->broken_rule) != rules.end())
-    return true;
-  err << "rnicsim: RNICSIM_REF_BREAK=" << options->broken_rule << " is not a rule (";
-  for (size_t i = 0; i < rules.size(); ++i) err << (i ? ", " : "") << rules[i];
-  err << ")\n";
-  return false;
-}
-
 // Writes a scenario to --out, or to stdout.
 int write_scenario(const CliOptions& o, const OrderedJson& scenario, std::ostream& out,
                    std::ostream& err) {
@@ -258,11 +241,12 @@ int write_scenario(const CliOptions& o, const OrderedJson& scenario, std::ostrea
   return kExitPassed;
 }
 
-int cmd_gen(const CliOptions& o, std::ostream& out, std::ostream& err) {
+int cmd_gen(const CliOptions& o, const RefOptions& reference, std::ostream& out,
+            std::ostream& err) {
   GenOptions options;
   options.seed = *o.seed;
   options.steps = o.steps;
-  if (!ref_options(&options.ref, err)) return kExitInvalid;
+  options.ref = reference;
   OrderedJson scenario;
   try {
     scenario = generate_scenario(options);
@@ -273,9 +257,8 @@ int cmd_gen(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return write_scenario(o, scenario, out, err);
 }
 
-int cmd_expect(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  RefOptions options;
-  if (!ref_options(&options, err)) return kExitInvalid;
+int cmd_expect(const CliOptions& o, const RefOptions& options, std::ostream& out,
+               std::ostream& err) {
   std::ifstream in(o.file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
@@ -577,7 +560,8 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
   return true;
 }
 
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            const RefOptions& reference) {
   try {
     CliOptions o;
     std::string error;
@@ -602,8 +586,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (o.command == "presets") return cmd_presets(out);
     if (o.command == "stats") return cmd_stats(out);
     if (o.command == "validate") return cmd_validate(o, out, err);
-    if (o.command == "gen") return cmd_gen(o, out, err);
-    if (o.command == "expect") return cmd_expect(o, out, err);
+    if (o.command == "gen") return cmd_gen(o, reference, out, err);
+    if (o.command == "expect") return cmd_expect(o, reference, out, err);
     return cmd_run(o, out, err);
   } catch (const std::bad_alloc&) {
     err << "rnicsim: out of memory\n";
