@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The `rnicsim` command line: run, validate, gen, expect, params, presets, stats,
+// The `rnicsim` command line: run, validate, gen, expect, params, presets, stats, schema,
 // --help, --version.
 #pragma once
 
