@@ -47,7 +47,9 @@ bool store_seed(CliOptions* o, const std::string& v, std::string* error) {
   return true;
 }
 
-bool store_quiet(CliOptions* o, const std::string&, std::string*) { return o->quiet = true; }
+bool store_quiet(CliOptions* o, const std::string&, std::string*) {
+  return o->quiet = true;
+}
 
 using E = std::string;
 const std::vector<Option>& option_table() {
@@ -76,8 +78,7 @@ const std::vector<Option>& option_table() {
        }},
       {"--vcd", nullptr, "FILE", "run", "waveforms of key signals per node (SystemC VCD)",
        [](CliOptions* o, const E& v, E*) { return o->vcd = v, true; }},
-      {"--vcd-period", nullptr, "NS", "run",
-       "sampling period of the waveforms (default 100 ns)",
+      {"--vcd-period", nullptr, "NS", "run", "sampling period of the waveforms (default 100 ns)",
        [](CliOptions* o, const E& v, E* e) {
          return store_positive("--vcd-period", v, UINT64_MAX, &o->vcd_period_ns, e);
        }},

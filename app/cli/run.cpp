@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // rnicsim run: one or several scenarios in one simulation, results JSON, trace and VCD.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <set>
-
-#include <unistd.h>
 
 #include "app/cli/commands.h"
 #include "app/observe/trace_writer.h"
@@ -174,6 +174,5 @@ int cmd_run(const CommandContext& c) {
   }
   return worst;
 }
-
 
 }  // namespace rnic::app

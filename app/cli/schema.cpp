@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // rnicsim schema: the JSON Schema of scenario files, from the op and parameter tables.
-#include "app/cli/commands.h"
 #include "app/scenario/schema.h"
+
+#include "app/cli/commands.h"
 
 namespace rnic::app {
 
@@ -13,6 +14,8 @@ const char* const kSchemaUsage =
     "schema/current checks it). Editors use it to complete op names, fields, flags, status\n"
     "names and config keys. Output: FILE.json or stdout.\n";
 
-int cmd_schema(const CommandContext& c) { return write_output(c, scenario_schema_text()); }
+int cmd_schema(const CommandContext& c) {
+  return write_output(c, scenario_schema_text());
+}
 
 }  // namespace rnic::app

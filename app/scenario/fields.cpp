@@ -16,10 +16,18 @@ constexpr uint64_t kU32 = UINT32_MAX;
 }  // namespace
 
 const std::vector<const char*>& metric_names() {
-  static const std::vector<const char*> names = {
-      "ops",           "bytes",          "sim_ns",         "mops",
-      "gbps",          "latency_ns.p50", "latency_ns.p90", "latency_ns.p99",
-      "latency_ns.max", "mtt.hit_rate",  "mpt.hit_rate",   "deltas_per_op"};
+  static const std::vector<const char*> names = {"ops",
+                                                 "bytes",
+                                                 "sim_ns",
+                                                 "mops",
+                                                 "gbps",
+                                                 "latency_ns.p50",
+                                                 "latency_ns.p90",
+                                                 "latency_ns.p99",
+                                                 "latency_ns.max",
+                                                 "mtt.hit_rate",
+                                                 "mpt.hit_rate",
+                                                 "deltas_per_op"};
   return names;
 }
 

@@ -124,9 +124,29 @@ void parse_dma_bench(const Reader& r, Step& s);
 // What a step field holds, as the schema describes it (`rnicsim schema`); the op's parser
 // checks the rest (names defined earlier, object kinds, ranges).
 enum class FieldType {
-  Node, Name, Literal, Value, Boolean, Status, SuccessOnly, OpFlags, MrFlags, Fill, CheckFill,
-  PageSize, Sgl, StreamSgl, Remote, StreamRemote, Completions, MetricBounds, Pages, Equals,
-  HexBytes, DmaKind, Pattern
+  Node,
+  Name,
+  Literal,
+  Value,
+  Boolean,
+  Status,
+  SuccessOnly,
+  OpFlags,
+  MrFlags,
+  Fill,
+  CheckFill,
+  PageSize,
+  Sgl,
+  StreamSgl,
+  Remote,
+  StreamRemote,
+  Completions,
+  MetricBounds,
+  Pages,
+  Equals,
+  HexBytes,
+  DmaKind,
+  Pattern
 };
 
 struct FieldDef {

@@ -12,21 +12,27 @@ using Json = nlohmann::ordered_json;
 
 const std::vector<const char*>& status_names() {
   static const std::vector<const char*> names = {
-      "STATUS_SUCCESS",          "STATUS_PENDING",
-      "STATUS_CANCELLED",        "STATUS_ACCESS_VIOLATION",
-      "STATUS_DATA_OVERRUN",     "STATUS_DATA_ERROR",
-      "STATUS_REMOTE_RESOURCES", "STATUS_IO_TIMEOUT",
-      "STATUS_INTERNAL_ERROR",   "STATUS_CONNECTION_INVALID",
+      "STATUS_SUCCESS",           "STATUS_PENDING",
+      "STATUS_CANCELLED",         "STATUS_ACCESS_VIOLATION",
+      "STATUS_DATA_OVERRUN",      "STATUS_DATA_ERROR",
+      "STATUS_REMOTE_RESOURCES",  "STATUS_IO_TIMEOUT",
+      "STATUS_INTERNAL_ERROR",    "STATUS_CONNECTION_INVALID",
       "STATUS_INVALID_PARAMETER", "STATUS_INSUFFICIENT_RESOURCES",
-      "STATUS_DEVICE_BUSY",      "STATUS_IMPLEMENTATION_LIMIT"};
+      "STATUS_DEVICE_BUSY",       "STATUS_IMPLEMENTATION_LIMIT"};
   return names;
 }
 
 const std::vector<const char*>& op_flag_names() {
-  static const std::vector<const char*> names = {
-      "SILENT_SUCCESS",     "READ_FENCE", "SEND_AND_SOLICIT_EVENT",     "ALLOW_REMOTE_READ",
-      "ALLOW_LOCAL_WRITE",  "ALLOW_REMOTE_WRITE", "INLINE", "RDMA_READ_SINK",
-      "RDMA_READ_LOCAL_INVALIDATE", "DEFER"};
+  static const std::vector<const char*> names = {"SILENT_SUCCESS",
+                                                 "READ_FENCE",
+                                                 "SEND_AND_SOLICIT_EVENT",
+                                                 "ALLOW_REMOTE_READ",
+                                                 "ALLOW_LOCAL_WRITE",
+                                                 "ALLOW_REMOTE_WRITE",
+                                                 "INLINE",
+                                                 "RDMA_READ_SINK",
+                                                 "RDMA_READ_LOCAL_INVALIDATE",
+                                                 "DEFER"};
   return names;
 }
 
@@ -38,17 +44,23 @@ const std::vector<const char*>& mr_flag_names() {
 }
 
 const std::vector<const char*>& operation_type_names() {
-  static const std::vector<const char*> names = {"Receive", "Send",  "FastRegister", "Bind",
-                                                 "Invalidate", "Read", "Write",
-                                                 "ReceiveAndInvalidate"};
+  static const std::vector<const char*> names = {
+      "Receive",    "Send", "FastRegister", "Bind",
+      "Invalidate", "Read", "Write",        "ReceiveAndInvalidate"};
   return names;
 }
 
 namespace {
 
-Json ref(const char* definition) { return {{"$ref", std::string("#/definitions/") + definition}}; }
-Json string_type() { return {{"type", "string"}}; }
-Json names_enum(const std::vector<const char*>& names) { return {{"enum", names}}; }
+Json ref(const char* definition) {
+  return {{"$ref", std::string("#/definitions/") + definition}};
+}
+Json string_type() {
+  return {{"type", "string"}};
+}
+Json names_enum(const std::vector<const char*>& names) {
+  return {{"enum", names}};
+}
 
 Json object_of(Json properties, std::vector<const char*> required) {
   Json o = {{"type", "object"}, {"additionalProperties", false}};
@@ -60,7 +72,8 @@ Json object_of(Json properties, std::vector<const char*> required) {
 // A byte: "0xAB" or 0..255, or one of the named fills.
 Json fill(std::vector<const char*> named) {
   return {{"oneOf",
-           {names_enum(named), {{"type", "string"}, {"pattern", "^0[xX][0-9a-fA-F]{1,2}$"}},
+           {names_enum(named),
+            {{"type", "string"}, {"pattern", "^0[xX][0-9a-fA-F]{1,2}$"}},
             {{"type", "integer"}, {"minimum", 0}, {"maximum", 255}}}}};
 }
 
@@ -83,46 +96,43 @@ Json definitions() {
                      "optionally ending in +N or -N"}};
   d["value"] = {{"description", "a literal number or a $reference resolved when the step runs"},
                 {"oneOf", {natural, ref("hex"), ref("reference")}}};
-  d["name"] = {{"type", "string"},
-               {"minLength", 1},
-               {"maxLength", 128},
-               {"pattern", "^[^$\\s][^\\s]*$"}};
+  d["name"] = {
+      {"type", "string"}, {"minLength", 1}, {"maxLength", 128}, {"pattern", "^[^$\\s][^\\s]*$"}};
   d["node"] = {{"type", "string"}, {"pattern", "^[A-Za-z0-9_]{1,32}$"}};
   d["status"] = names_enum(status_names());
   d["op_flags"] = flags(op_flag_names());
   d["mr_flags"] = flags(mr_flag_names());
   d["fill"] = fill({"zero", "incrementing", "random"});
   d["check_fill"] = fill({"zero", "incrementing"});
-  d["sge"] = {{"oneOf",
-               {object_of({{"mr", ref("name")}, {"offset", ref("value")}, {"length", ref("value")}},
-                          {"mr", "length"}),
-                object_of({{"token", ref("value")},
-                           {"address", ref("value")},
-                           {"length", ref("value")}},
-                          {"token", "address", "length"})}}};
+  d["sge"] = {
+      {"oneOf",
+       {object_of({{"mr", ref("name")}, {"offset", ref("value")}, {"length", ref("value")}},
+                  {"mr", "length"}),
+        object_of({{"token", ref("value")}, {"address", ref("value")}, {"length", ref("value")}},
+                  {"token", "address", "length"})}}};
   d["sgl"] = {{"type", "array"}, {"maxItems", kMaxSgl}, {"items", ref("sge")}};
-  Json descriptor = object_of({{"descriptor", ref("name")}, {"offset", ref("value")}},
-                              {"descriptor"});
+  Json descriptor =
+      object_of({{"descriptor", ref("name")}, {"offset", ref("value")}}, {"descriptor"});
   descriptor["description"] =
       "through the user-mode window descriptor of an MW bound with zero_based: an offset "
       "inside the window";
-  d["remote"] = {{"oneOf",
-                  {object_of({{"target", ref("name")}, {"offset", ref("value")}}, {"target"}),
-                   descriptor,
-                   object_of({{"token", ref("value")}, {"address", ref("value")}},
-                             {"token", "address"})}}};
-  Json stream_remote = object_of(
-      {{"target", ref("name")},
-       {"targets",
-        {{"description", "instead of target: requests go round-robin over these MRs/MWs (one node)"},
-         {"type", "array"},
-         {"minItems", 1},
-         {"maxItems", kMaxWorkloadTargets},
-         {"items", ref("name")}}},
-       {"offset", ref("value")},
-       {"span", ref("literal")},
-       {"pattern", names_enum({"sequential", "random"})}},
-      {"span"});
+  d["remote"] = {
+      {"oneOf",
+       {object_of({{"target", ref("name")}, {"offset", ref("value")}}, {"target"}), descriptor,
+        object_of({{"token", ref("value")}, {"address", ref("value")}}, {"token", "address"})}}};
+  Json stream_remote =
+      object_of({{"target", ref("name")},
+                 {"targets",
+                  {{"description",
+                    "instead of target: requests go round-robin over these MRs/MWs (one node)"},
+                   {"type", "array"},
+                   {"minItems", 1},
+                   {"maxItems", kMaxWorkloadTargets},
+                   {"items", ref("name")}}},
+                 {"offset", ref("value")},
+                 {"span", ref("literal")},
+                 {"pattern", names_enum({"sequential", "random"})}},
+                {"span"});
   stream_remote["oneOf"] = {{{"required", {"target"}}}, {{"required", {"targets"}}}};
   d["stream_remote"] = stream_remote;
   Json completion = object_of({{"context", ref("value")},
@@ -180,13 +190,13 @@ Json field_schema(FieldType type) {
     case FieldType::MetricBounds:
       return ref("metric_bounds");
     case FieldType::Pages:
-      return {{"type", "array"},
-              {"minItems", 1},
-              {"maxItems", 65536},
-              {"items", object_of({{"buffer", ref("name")},
-                                   {"index", ref("value")},
-                                   {"offset", ref("value")}},
-                                  {"buffer"})}};
+      return {
+          {"type", "array"},
+          {"minItems", 1},
+          {"maxItems", 65536},
+          {"items",
+           object_of({{"buffer", ref("name")}, {"index", ref("value")}, {"offset", ref("value")}},
+                     {"buffer"})}};
     case FieldType::Equals:
       return object_of({{"buffer", ref("name")}, {"offset", ref("value")}}, {"buffer"});
     case FieldType::HexBytes:
@@ -207,8 +217,8 @@ Json required_each(const std::vector<const char*>& fields) {
 
 // One if/then rule per op: its fields, their types, the required ones.
 Json op_rule(const OpInfo& op) {
-  Json properties = {{"op", string_type()}, {"description", string_type()},
-                     {"comment", string_type()}};
+  Json properties = {
+      {"op", string_type()}, {"description", string_type()}, {"comment", string_type()}};
   std::vector<const char*> required;
   for (const FieldDef& f : op.fields) {
     Json field = field_schema(f.type);
@@ -267,24 +277,25 @@ Json scenario_schema() {
   s["type"] = "object";
   s["additionalProperties"] = false;
   s["required"] = {"name", "steps"};
-  s["properties"] = {
-      {"$schema", string_type()},
-      {"name", string_type()},
-      {"description", string_type()},
-      {"comment", string_type()},
-      {"seed", ref("literal")},
-      {"config", config_schema()},
-      {"nodes",
-       {{"type", "array"},
-        {"minItems", 1},
-        {"maxItems", 64},
-        {"uniqueItems", true},
-        {"items", ref("node")}}},
-      {"steps", {{"type", "array"}, {"items", ref("step")}}}};
+  s["properties"] = {{"$schema", string_type()},
+                     {"name", string_type()},
+                     {"description", string_type()},
+                     {"comment", string_type()},
+                     {"seed", ref("literal")},
+                     {"config", config_schema()},
+                     {"nodes",
+                      {{"type", "array"},
+                       {"minItems", 1},
+                       {"maxItems", 64},
+                       {"uniqueItems", true},
+                       {"items", ref("node")}}},
+                     {"steps", {{"type", "array"}, {"items", ref("step")}}}};
   s["definitions"] = std::move(defs);
   return s;
 }
 
-std::string scenario_schema_text() { return scenario_schema().dump(2) + "\n"; }
+std::string scenario_schema_text() {
+  return scenario_schema().dump(2) + "\n";
+}
 
 }  // namespace rnic::app

@@ -45,9 +45,13 @@ std::vector<std::string> json_files(const std::string& dir) {
   return out;
 }
 
-json schema() { return json::parse(scenario_schema_text()); }
+json schema() {
+  return json::parse(scenario_schema_text());
+}
 
-std::set<std::string> enum_of(const json& j) { return std::set<std::string>(j.begin(), j.end()); }
+std::set<std::string> enum_of(const json& j) {
+  return std::set<std::string>(j.begin(), j.end());
+}
 
 }  // namespace
 
