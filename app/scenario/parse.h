@@ -111,6 +111,24 @@ RemoteSpec parse_remote(const Reader& r, bool workload);
 std::vector<PageSpec> parse_pages(const Reader& r, const Step& s);  // fast_register "pages"
 std::vector<MetricBound> parse_metrics(const Reader& r);  // workload "expect"
 
+// Parsers of the control ops and the verbs (objects.cpp).
+void parse_alloc(const Reader& r, Step& s);
+void parse_create_pd(const Reader& r, Step& s);
+void parse_create_cq(const Reader& r, Step& s);
+void parse_create_qp(const Reader& r, Step& s);
+void parse_connect(const Reader& r, Step& s);
+void parse_create_mr(const Reader& r, Step& s);
+void parse_register_mr(const Reader& r, Step& s);
+void parse_deregister_mr(const Reader& r, Step& s);
+void parse_create_mw(const Reader& r, Step& s);
+void parse_fast_register(const Reader& r, Step& s);
+void parse_bind(const Reader& r, Step& s);
+void parse_invalidate(const Reader& r, Step& s);
+void parse_read_write(const Reader& r, Step& s);  // read, write
+void parse_send(const Reader& r, Step& s);
+void parse_receive(const Reader& r, Step& s);
+void parse_flush(const Reader& r, Step& s);
+
 // Parsers of the check, completion and workload ops (scenario_checks.cpp).
 void parse_poll(const Reader& r, Step& s);
 void parse_expect_memory(const Reader& r, Step& s);
