@@ -10,7 +10,11 @@ namespace {
 using F = FieldType;
 constexpr bool kRequired = true;
 
-// read_stream and write_stream take the same fields.
+// read and write take the same fields, and so do read_stream and write_stream.
+const std::vector<FieldDef> kReadWriteFields = {
+    {"qp", F::Name, kRequired}, {"sgl", F::Sgl, kRequired}, {"remote", F::Remote, kRequired},
+    {"flags", F::OpFlags},      {"context", F::Value},      {"expect", F::Status}};
+
 const std::vector<FieldDef> kStreamFields = {
     {"qp", F::Name, kRequired},       {"count", F::Literal, kRequired},
     {"size", F::Literal, kRequired},  {"outstanding", F::Literal},
@@ -142,22 +146,12 @@ const std::vector<OpInfo>& op_table() {
       {"read",
        Op::Read,
        "posts Read",
-       {{"qp", F::Name, kRequired},
-        {"sgl", F::Sgl, kRequired},
-        {"remote", F::Remote, kRequired},
-        {"flags", F::OpFlags},
-        {"context", F::Value},
-        {"expect", F::Status}},
+       kReadWriteFields,
        parse_read_write},
       {"write",
        Op::Write,
        "posts Write (sgl is the source)",
-       {{"qp", F::Name, kRequired},
-        {"sgl", F::Sgl, kRequired},
-        {"remote", F::Remote, kRequired},
-        {"flags", F::OpFlags},
-        {"context", F::Value},
-        {"expect", F::Status}},
+       kReadWriteFields,
        parse_read_write},
       {"send",
        Op::Send,
