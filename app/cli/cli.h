@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The `rnicsim` command line: run, validate, params, presets, --help, --version.
+// The `rnicsim` command line: run, validate, gen, expect, params, presets, stats, schema,
+// --help, --version.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,8 @@
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "app/reference/model.h"
 
 namespace rnic::app {
 
@@ -18,7 +21,7 @@ constexpr int kExitInternal = 3;
 constexpr uint64_t kMaxTraceLimit = 10000000;  // --trace-limit
 
 struct CliOptions {
-  std::string command;  // run, validate, gen, expect, params, presets, help, version
+  std::string command;  // a command's name, help or version
   std::string file;     // the (first) file
   std::vector<std::string> files;  // run: every file, in order
   std::string out, out_dir, trace, vcd;
@@ -37,7 +40,9 @@ struct CliOptions {
 // Parses argv[1..]; false with `error` set for a bad command line.
 bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::string* error);
 
-// Runs the command; returns the exit status. Never throws.
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// Runs the command; returns the exit status. Never throws. `reference`: the reference model's
+// options for gen and expect (a test build may break a rule; the product uses the defaults).
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            const RefOptions& reference = {});
 
 }  // namespace rnic::app

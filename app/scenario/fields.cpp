@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Field parsers shared by several ops: fills, hex bytes, SGLs, remote targets, metric bounds.
 #include <algorithm>
-#include <iterator>
 
 #include "app/scenario/parse.h"
 #include "app/scenario/text.h"
@@ -14,19 +13,23 @@ using K = ObjectKind;
 
 namespace {
 constexpr uint64_t kU32 = UINT32_MAX;
-const char* const kMetricNames[] = {"ops",
-                                    "bytes",
-                                    "sim_ns",
-                                    "mops",
-                                    "gbps",
-                                    "latency_ns.p50",
-                                    "latency_ns.p90",
-                                    "latency_ns.p99",
-                                    "latency_ns.max",
-                                    "mtt.hit_rate",
-                                    "mpt.hit_rate",
-                                    "deltas_per_op"};
 }  // namespace
+
+const std::vector<const char*>& metric_names() {
+  static const std::vector<const char*> names = {"ops",
+                                                 "bytes",
+                                                 "sim_ns",
+                                                 "mops",
+                                                 "gbps",
+                                                 "latency_ns.p50",
+                                                 "latency_ns.p90",
+                                                 "latency_ns.p99",
+                                                 "latency_ns.max",
+                                                 "mtt.hit_rate",
+                                                 "mpt.hit_rate",
+                                                 "deltas_per_op"};
+  return names;
+}
 
 void parse_expect_status(const Reader& r, Step& s) {
   s.expect_status = r.has("expect") ? r.status("expect") : ndk::STATUS_SUCCESS;
@@ -191,8 +194,8 @@ std::vector<MetricBound> parse_metrics(const Reader& r) {
   if (!r.has("expect")) return out;
   const Reader e = r.object_reader("expect");
   for (auto it = r.at("expect").begin(); it != r.at("expect").end(); ++it) {
-    const auto& names = kMetricNames;
-    if (std::find(std::begin(names), std::end(names), it.key()) == std::end(names))
+    const auto& names = metric_names();
+    if (std::find(names.begin(), names.end(), it.key()) == names.end())
       e.fail(it.key(), "unknown metric " + quote(it.key()));
     const Reader m = e.object_reader(it.key());
     m.only({"min", "max"});

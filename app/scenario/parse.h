@@ -111,6 +111,24 @@ RemoteSpec parse_remote(const Reader& r, bool workload);
 std::vector<PageSpec> parse_pages(const Reader& r, const Step& s);  // fast_register "pages"
 std::vector<MetricBound> parse_metrics(const Reader& r);  // workload "expect"
 
+// Parsers of the control ops and the verbs (objects.cpp).
+void parse_alloc(const Reader& r, Step& s);
+void parse_create_pd(const Reader& r, Step& s);
+void parse_create_cq(const Reader& r, Step& s);
+void parse_create_qp(const Reader& r, Step& s);
+void parse_connect(const Reader& r, Step& s);
+void parse_create_mr(const Reader& r, Step& s);
+void parse_register_mr(const Reader& r, Step& s);
+void parse_deregister_mr(const Reader& r, Step& s);
+void parse_create_mw(const Reader& r, Step& s);
+void parse_fast_register(const Reader& r, Step& s);
+void parse_bind(const Reader& r, Step& s);
+void parse_invalidate(const Reader& r, Step& s);
+void parse_read_write(const Reader& r, Step& s);  // read, write
+void parse_send(const Reader& r, Step& s);
+void parse_receive(const Reader& r, Step& s);
+void parse_flush(const Reader& r, Step& s);
+
 // Parsers of the check, completion and workload ops (scenario_checks.cpp).
 void parse_poll(const Reader& r, Step& s);
 void parse_expect_memory(const Reader& r, Step& s);
@@ -121,7 +139,58 @@ void parse_wait(const Reader& r, Step& s);
 void parse_stream(const Reader& r, Step& s);
 void parse_dma_bench(const Reader& r, Step& s);
 
-// Parses the fields of one step (after "op" is known); defined in scenario_ops.cpp.
+// What a step field holds, as the schema describes it (`rnicsim schema`); the op's parser
+// checks the rest (names defined earlier, object kinds, ranges).
+enum class FieldType {
+  Node,
+  Name,
+  Literal,
+  Value,
+  Boolean,
+  Status,
+  SuccessOnly,
+  OpFlags,
+  MrFlags,
+  Fill,
+  CheckFill,
+  PageSize,
+  Sgl,
+  StreamSgl,
+  Remote,
+  StreamRemote,
+  Completions,
+  MetricBounds,
+  Pages,
+  Equals,
+  HexBytes,
+  DmaKind,
+  Pattern
+};
+
+struct FieldDef {
+  const char* name;
+  FieldType type;
+  bool required = false;
+  const char* description = nullptr;  // one line, where the name does not say enough
+};
+
+// One row per op (SCENARIOS.md "Ops"): name, meaning, fields besides op, description and
+// comment, parser; one_of/any_of: exactly one / at least one of these fields must be given.
+struct OpInfo {
+  const char* name;
+  Op op;
+  const char* description;
+  std::vector<FieldDef> fields;
+  void (*parse)(const Reader&, Step&);
+  std::vector<const char*> one_of = {};
+  std::vector<const char*> any_of = {};
+};
+const std::vector<OpInfo>& op_table();
+
+// Names accepted in a workload's "expect" bounds (read_stream, write_stream, dma_bench).
+const std::vector<const char*>& metric_names();
+
+// Parses the fields of one step (after "op" is known); defined in op_table.cpp.
 void parse_step_fields(const Reader& reader, Step& step);
 // Op name -> Op; false for an unknown op. `known_ops` lists them all for messages.
 bool op_from_name(const std::string& name, Op* out);

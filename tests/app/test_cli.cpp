@@ -10,6 +10,7 @@
 
 #include "app/cli/cli.h"
 #include "app/runner/results.h"
+#include "app/scenario/schema.h"
 
 using namespace rnic::app;
 
@@ -273,4 +274,48 @@ TEST_CASE("the run summary has one metrics line per workload step", "[app]") {
   CHECK(table.find("p50 2753 p99 2753 max 4218 ns") != std::string::npos);
   CHECK(table.find("mtt 1.000 mpt 0.500") != std::string::npos);
   CHECK(workload_table(RunResult{}).empty());
+}
+
+TEST_CASE("one option table: each command accepts its options, its --help lists them", "[app]") {
+  CliOptions o;
+  std::string error;
+  REQUIRE(parse_cli({"validate", "a.json", "-q", "--set", "pcie.gen=4"}, &o, &error));
+  CHECK(o.quiet);
+  CHECK_FALSE(parse_cli({"params", "--quiet"}, &o, &error));
+  CHECK(error == "unknown option \"--quiet\" for params");
+  CHECK_FALSE(parse_cli({"run", "a.json", "--trace-limit", "10000001"}, &o, &error));
+  CHECK(error == "--trace-limit is at most 10000000, got \"10000001\"");
+  CHECK_FALSE(parse_cli({"run", "a.json", "--vcd-period", "0"}, &o, &error));
+  CHECK(error == "--vcd-period needs a positive integer, got \"0\"");
+  CHECK_FALSE(parse_cli({"run", "a.json", "--out="}, &o, &error));
+  CHECK(error == "--out needs a non-empty value");
+  std::string out;
+  REQUIRE(run({"validate", "--help"}, &out) == 0);
+  CHECK(out.find("  --set K=V      override a config key") != std::string::npos);
+  CHECK(out.find("--out") == std::string::npos);
+  REQUIRE(run({"run", "--help"}, &out) == 0);
+  // A long option name pushes its help two spaces on; continuation lines keep that column.
+  CHECK(out.find("  --trace-limit N  record at most N trace events") != std::string::npos);
+  CHECK(out.find("\n                 name without .json") != std::string::npos);
+  REQUIRE(run({"gen", "--help"}, &out) == 0);
+  CHECK(out.find("  --steps K      random actions") != std::string::npos);
+}
+
+TEST_CASE("schema: the generated JSON Schema, to stdout or --out", "[app]") {
+  std::string out, err;
+  REQUIRE(run({"schema"}, &out, &err) == 0);
+  CHECK(out == scenario_schema_text());
+  CHECK(out.find("\"http://json-schema.org/draft-07/schema#\"") != std::string::npos);
+  const std::string path = "/tmp/rnicsim_app_test_schema.json";
+  REQUIRE(run({"schema", "--out", path}) == 0);
+  std::ifstream written(path);
+  std::ostringstream text;
+  text << written.rdbuf();
+  CHECK(text.str() == out);
+  std::remove(path.c_str());
+  CHECK(run({"schema", "x.json"}, &out, &err) == kExitInvalid);
+  CHECK(err.find("schema takes no file") != std::string::npos);
+  CHECK(run({"schema", "--seed", "1"}) == kExitInvalid);
+  CHECK(run({"schema", "--out", "/nonexistent/dir/s.json"}, &out, &err) == kExitInvalid);
+  CHECK(err.find("cannot write") != std::string::npos);
 }

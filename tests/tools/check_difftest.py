@@ -2,16 +2,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """Checks of the differential test (scripts/difftest, rnicsim gen / expect).
 
-check_difftest.py generated RNICSIM ROOT COUNT
+check_difftest.py generated RNICSIM ROOT COUNT [--broken-rnicsim PATH]
     For seeds 1..COUNT: `rnicsim gen` twice gives the same file; the file passes `rnicsim
     validate` and scenarios/schema.json; `rnicsim expect --strict` finds no race and writes
     the same file back (the generator's expectations are the reference model's).
 check_difftest.py fails RNICSIM ROOT
-    With a deliberately wrong reference model (--break stale-token) scripts/difftest exits 1
+    With a deliberately wrong reference model (--break stale-token, through the test build
+    rnicsim_broken_oracle: --broken-rnicsim PATH, default next to RNICSIM) scripts/difftest exits 1
     and prints a shrunk scenario of a few steps; the timed model disagrees with it, and agrees
     once the correct reference model recomputes its expectations.
 check_difftest.py usage RNICSIM ROOT
-    Bad options exit 2 with a message.
+    Bad options exit 2 with a message; rnicsim itself has no broken-rule hook.
 check_difftest.py conformance RNICSIM ROOT
     The reference model on hand-written files: every scenarios/conformance/ file that
     `rnicsim expect --strict` can predict (no random fill, no race) agrees with the timed model
@@ -35,7 +36,6 @@ def fail(message):
 
 def run(argv, env=None):
     e = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-    e.pop("RNICSIM_REF_BREAK", None)
     e.update(env or {})
     return subprocess.run(argv, capture_output=True, text=True, env=e, timeout=600)
 
@@ -68,15 +68,15 @@ def generated(rnicsim, root, count):
                 fail(f"gen --seed {seed}: expect --strict changed the file")
 
 
-def fails(rnicsim, root):
+def fails(rnicsim, root, broken):
     with tempfile.TemporaryDirectory() as tmp:
-        shrunk(rnicsim, root, tmp)
+        shrunk(rnicsim, root, broken, tmp)
 
 
-def shrunk(rnicsim, root, tmp):
+def shrunk(rnicsim, root, broken, tmp):
     script = os.path.join(root, "scripts", "difftest")
     r = run([sys.executable, script, "--count", "20", "--seed", "1", "--break", "stale-token",
-             "--rnicsim", rnicsim, "--quiet", "--keep", tmp])
+             "--rnicsim", rnicsim, "--broken-rnicsim", broken, "--quiet", "--keep", tmp])
     if r.returncode != 1:
         fail(f"difftest with a broken reference model: exit {r.returncode}, expected 1\n"
              f"{r.stdout}\n{r.stderr}")
@@ -101,7 +101,7 @@ def shrunk(rnicsim, root, tmp):
     print(f"shrunk to {steps} steps:\n{printed}", end="")
 
 
-def usage(rnicsim, root):
+def usage(rnicsim, root, broken):
     script = os.path.join(root, "scripts", "difftest")
     for argv in (["--count", "0"], ["--jobs", "x"], ["--bogus"], ["--rnicsim", "/nonexistent"]):
         r = run([sys.executable, script, *argv, "--rnicsim", rnicsim]
@@ -113,9 +113,19 @@ def usage(rnicsim, root):
         r = run([rnicsim, *argv])
         if r.returncode != 2 or not r.stderr.strip():
             fail(f"rnicsim {' '.join(argv)}: exit {r.returncode}, expected 2 with a message")
-    r = run([rnicsim, "gen", "--seed", "1"], env={"RNICSIM_REF_BREAK": "nonsense"})
-    if r.returncode != 2 or "not a rule" not in r.stderr:
-        fail(f"RNICSIM_REF_BREAK=nonsense: exit {r.returncode}: {r.stderr}")
+    for argv in (["nonsense", "gen", "--seed", "1"], ["stale-token", "run", "x.json"], []):
+        r = run([broken, *argv])
+        if r.returncode != 2 or not r.stderr.strip():
+            fail(f"rnicsim_broken_oracle {' '.join(argv)}: exit {r.returncode}, expected 2")
+    # The product binary ignores the old environment hook: same file with and without it.
+    plain = run([rnicsim, "gen", "--seed", "1"])
+    hooked = run([rnicsim, "gen", "--seed", "1"], env={"RNICSIM_REF_BREAK": "nonsense"})
+    if hooked.returncode != 0 or hooked.stdout != plain.stdout:
+        fail(f"rnicsim reads RNICSIM_REF_BREAK: exit {hooked.returncode}: {hooked.stderr}")
+    r = run([sys.executable, os.path.join(root, "scripts", "difftest"), "--break", "stale-token",
+             "--rnicsim", rnicsim, "--broken-rnicsim", "/nonexistent"])
+    if r.returncode != 2 or "--broken-rnicsim" not in r.stderr:
+        fail(f"difftest --broken-rnicsim /nonexistent: exit {r.returncode}, expected 2")
 
 
 def conformance(rnicsim, root):
@@ -137,17 +147,24 @@ def conformance(rnicsim, root):
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[1] not in ("generated", "fails", "usage", "conformance"):
+    argv = sys.argv[1:]
+    broken = None
+    if "--broken-rnicsim" in argv:
+        i = argv.index("--broken-rnicsim")
+        broken = argv[i + 1] if i + 1 < len(argv) else None
+        del argv[i:i + 2]
+    if len(argv) < 3 or argv[0] not in ("generated", "fails", "usage", "conformance"):
         sys.exit(__doc__)
-    mode, rnicsim, root = sys.argv[1:4]
+    mode, rnicsim, root = argv[:3]
+    broken = broken or os.path.join(os.path.dirname(rnicsim), "rnicsim_broken_oracle")
     if mode == "generated":
-        generated(rnicsim, root, int(sys.argv[4]) if len(sys.argv) > 4 else 20)
+        generated(rnicsim, root, int(argv[3]) if len(argv) > 3 else 20)
     elif mode == "fails":
-        fails(rnicsim, root)
+        fails(rnicsim, root, broken)
     elif mode == "conformance":
         conformance(rnicsim, root)
     else:
-        usage(rnicsim, root)
+        usage(rnicsim, root, broken)
     print(f"difftest/{mode}: PASS")
 
 

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// rnicsim run: one or several scenarios in one simulation, results JSON, trace and VCD.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <set>
+
+#include "app/cli/commands.h"
+#include "app/observe/trace_writer.h"
+#include "app/runner/results.h"
+#include "app/runner/runner.h"
+#include "app/runner/stats_table.h"
+#include "app/scenario/parse.h"
+#include "app/scenario/text.h"
+
+namespace rnic::app {
+
+const char* const kRunUsage =
+    "usage: rnicsim run FILE.json [--out results.json] [--trace trace.json] [--vcd waves.vcd]\n"
+    "                             [--set key=value ...] [--seed N] [--quiet] [--no-summary]\n"
+    "                             [--trace-limit N] [--vcd-period NS]\n"
+    "       rnicsim run FILE.json FILE2.json... [--out-dir DIR] [--set key=value ...]\n"
+    "                             [--seed N] [--quiet] [--no-summary]\n"
+    "\n"
+    "Several files run in one process and one simulation, each scenario on a platform of its\n"
+    "own from time 0; each gives the results it gives alone. The exit status is the worst:\n"
+    "3, else 2, else 1, else 0. A file that cannot be loaded stops everything (exit 2).\n";
+
+namespace {
+
+// DIR/NAME.json for each file (NAME: the file name without ".json"), or an error.
+bool out_dir_paths(const CliOptions& o, std::vector<std::string>* paths, std::string* error) {
+  std::set<std::string> seen;
+  for (const std::string& file : o.files) {
+    std::string name = file.substr(file.find_last_of('/') + 1);
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+      name.resize(name.size() - 5);
+    if (!seen.insert(name).second) {
+      *error = "--out-dir: two files named " + quote(name + ".json") + " would write " +
+               quote(o.out_dir + "/" + name + ".json");
+      return false;
+    }
+    paths->push_back(o.out_dir + "/" + name + ".json");
+  }
+  return true;
+}
+
+// The most a file's buffers take at once: its allocs, plus its largest dma_bench window.
+uint64_t buffer_bytes(const Scenario& scenario) {
+  uint64_t allocs = 0, window = 0;
+  for (const Step& step : scenario.steps) {
+    if (step.op == Op::Alloc) allocs += step.size;
+    if (step.op == Op::DmaBench) window = std::max(window, step.window);
+  }
+  return allocs + window;
+}
+
+// Severity of an outcome's exit status: a run of several exits with the worst.
+int severity(int status) {
+  switch (status) {
+    case kExitInternal:
+      return 3;
+    case kExitInvalid:
+      return 2;
+    case kExitFailed:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+int cmd_run(const CommandContext& c) {
+  const CliOptions& o = c.options;
+  std::ostream& out = c.out;
+  std::ostream& err = c.err;
+  std::vector<Scenario> scenarios(o.files.size());
+  bool loaded = true;
+  for (size_t i = 0; i < o.files.size(); ++i) {
+    try {
+      scenarios[i] = load_scenario_file(o.files[i], o.sets);
+    } catch (const ScenarioError& e) {
+      err << file_error(o.files[i], e) << '\n';
+      loaded = false;
+    }
+  }
+  if (!loaded) return kExitInvalid;
+  // One process holds every file's memory: the cap of one file holds for them together.
+  uint64_t buffers = 0;
+  for (const Scenario& scenario : scenarios) buffers += buffer_bytes(scenario);
+  if (scenarios.size() > 1 && buffers > kMaxAllocBytesTotal) {
+    err << "rnicsim: the files' buffers would total " << (buffers >> 20) << " MiB, more than the "
+        << (kMaxAllocBytesTotal >> 30) << " GiB one run may allocate (run them in several)\n";
+    return kExitInvalid;
+  }
+  std::vector<std::string> out_paths;
+  if (!o.out_dir.empty()) {
+    std::string error;
+    if (!out_dir_paths(o, &out_paths, &error)) {
+      err << "rnicsim: " << error << '\n';
+      return kExitInvalid;
+    }
+  } else if (!o.out.empty()) {
+    out_paths.push_back(o.out);
+  }
+  std::vector<const Scenario*> list;
+  std::vector<uint64_t> seeds;
+  for (const Scenario& scenario : scenarios) {
+    list.push_back(&scenario);
+    seeds.push_back(o.seed.value_or(scenario.seed));
+  }
+  std::unique_ptr<TraceWriter> trace;
+  RunOptions options;
+  if (!o.trace.empty()) {
+    trace = std::make_unique<TraceWriter>(o.trace_limit, &err);
+    trace->set_info("scenario", scenarios.front().name);
+    trace->set_info("rnicsim_version", version());
+    options.trace = trace.get();
+  }
+  options.vcd = o.vcd;
+  options.vcd_period_ns = o.vcd_period_ns;
+  // A progress line for long runs, only for a person watching a terminal.
+  const char* force = std::getenv("RNICSIM_PROGRESS");
+  options.progress = force ? std::string(force) == "1" : !o.quiet && isatty(STDERR_FILENO);
+  const std::vector<RunResult> runs = run_scenarios(list, seeds, options);
+
+  int worst = kExitPassed;
+  const auto raise = [&worst](int status) {
+    if (severity(status) > severity(worst)) worst = status;
+  };
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunResult& run = runs[i];
+    const std::string& file = o.files[i];
+    switch (run.outcome) {
+      case RunOutcome::Passed:
+        break;
+      case RunOutcome::Failed:
+        err << file << ": " << run.message << '\n';
+        raise(kExitFailed);
+        break;
+      case RunOutcome::Invalid:
+        err << file << ": " << run.message << '\n';
+        raise(kExitInvalid);
+        break;
+      case RunOutcome::Internal:
+        err << file << ": internal error: " << run.message << '\n';
+        raise(kExitInternal);
+        break;
+    }
+  }
+  // A file that could not be written: exit 2 unless the runs already did worse than pass.
+  const auto write_failed = [&](const std::string& error) {
+    err << "rnicsim: " << error << '\n';
+    if (worst == kExitPassed) worst = kExitInvalid;
+  };
+  for (const std::string& error :
+       {trace ? trace->write_file(o.trace) : std::string(), options.vcd_error}) {
+    if (!error.empty()) write_failed(error);
+  }
+  for (size_t i = 0; i < out_paths.size(); ++i) {
+    const std::string error =
+        write_json_file(out_paths[i], results_json(scenarios[i], runs[i], seeds[i]));
+    if (!error.empty()) write_failed(error);
+  }
+  if (!o.quiet) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (runs.size() > 1) out << (i ? "\n" : "") << o.files[i] << '\n';
+      out << summary_line(scenarios[i], runs[i]) << '\n' << workload_table(runs[i]);
+      if (!o.no_summary) out << stats_table(scenarios[i].nodes, runs[i]);
+    }
+  }
+  return worst;
+}
+
+}  // namespace rnic::app
