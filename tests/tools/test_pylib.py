@@ -319,6 +319,13 @@ class SweepPlots(unittest.TestCase):
         name, ax = self.draw("x=steps[13,14].size,y=gbps", rows, ["steps[13,14].size"],
                              workload=(13, 14))
         self.assertEqual(name, "step14.gbps-vs-size.png")
+        rows = [{"steps[13,14].size": s, "passed": "1", "step14.gbps": "2"}
+                for s in (1024, 1 << 20)]
+        _, ax = self.draw("x=steps[13,14].size,y=gbps,logx", rows, ["steps[13,14].size"],
+                          workload=(13, 14))
+        ticks = ax.xaxis.get_major_formatter()
+        self.assertEqual((ticks(1 << 20, 0), ticks(4096, 0), ticks(256, 0)),
+                         ("1 MiB", "4 KiB", "256 B"))
         self.assertEqual(ax.get_xlabel(), "size [B] (steps 13,14)")
         self.assertEqual(ax.get_ylabel(), "gbps [Gb/s] (step 14)")
 
