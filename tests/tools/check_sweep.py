@@ -201,6 +201,37 @@ def check_resume():
     check("0 point(s) kept" in proc.stdout, "resume with another --set kept a point")
 
 
+def check_resume_interrupted():
+    """A sweep killed after its first point leaves it in points.partial.jsonl; --resume keeps
+    it and runs the rest."""
+    out = os.path.join(WORK, "interrupted")
+    slow = ["--grid", "steps[0].count=1000000", "--grid", "pcie.mrrs=128,256,512,1024",
+            "--jobs", "1", "--out", out]
+    cmd = [sys.executable, SWEEP, SCENARIO, *slow, "--rnicsim", RNICSIM]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
+    try:
+        for line in proc.stderr:
+            if line.startswith("sweep: 1/4 points"):
+                break
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the sweep and the run in progress
+        proc.wait()
+    check(not os.path.exists(os.path.join(out, "results.json")),
+          "the interrupted sweep wrote results.json (killed too late?)")
+    with open(os.path.join(out, "points.partial.jsonl")) as f:
+        finished = len(f.readlines())
+    check(1 <= finished < 4, f"points.partial.jsonl has {finished} points")
+    proc = sweep(SCENARIO, *slow, "--resume")
+    check(proc.returncode == 0, f"resume after an interruption: exit {proc.returncode}")
+    check(f"{finished} point(s) kept" in proc.stdout, "resume did not keep the finished points")
+    check(sum(p["reused"] for p in read_json(out)["points"]) == finished,
+          "resume: not the finished points reused")
+    check(len(read_csv(out)) == 4, "resume after an interruption: not 4 rows")
+    check(not os.path.exists(os.path.join(out, "points.partial.jsonl")),
+          "the checkpoint outlived the sweep")
+
+
 def check_replot():
     """--replot draws from results.csv with new specs, running and building nothing: there is
     no binary at all to run here."""
@@ -325,6 +356,7 @@ def main():
         check_failed_point()
         check_zip()
         check_resume()
+        check_resume_interrupted()
         check_replot()
         check_no_build()
     elif MODE == "dask":
