@@ -4,7 +4,9 @@
 tests/tools/tiny.json through scripts/sweep, locally or through a Dask cluster this script
 starts on loopback (a scheduler and two single-threaded workers) and always stops.
 Checks: 9 rows, every point passed, each row's config and bytes follow its grid values, the
-plot is a PNG. The local run also checks the argument errors (exit 2).
+plots are PNGs with unit-bearing axis labels and default file names, the progress line has an
+ETA. The local run also checks the argument errors (exit 2), --zip, --resume, --replot and
+that no build runs when a binary is given.
 
 usage: check_sweep.py local|dask RNICSIM SOURCE_DIR WORK_DIR
 """
@@ -33,9 +35,10 @@ def check(condition, message):
         print("FAIL:", message)
 
 
-def sweep(*args):
-    cmd = [sys.executable, SWEEP, *args, "--rnicsim", RNICSIM]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+def sweep(*args, rnicsim=True, env=None):
+    cmd = [sys.executable, SWEEP, *args] + (["--rnicsim", RNICSIM] if rnicsim else [])
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, **(env or {})))
     print("$", " ".join(cmd[1:]), "->", proc.returncode)
     sys.stdout.write(proc.stdout)
     sys.stdout.write(proc.stderr)
@@ -45,7 +48,39 @@ def sweep(*args):
 def grid_args(out):
     return [SCENARIO, "--grid", "pcie.mrrs=" + ",".join(MRRS),
             "--grid", "steps[0].size=" + ",".join(SIZES), "--out", out,
-            "--plot", "x=steps[0].size,y=gbps,series=pcie.mrrs,logx,file=gbps.png"]
+            "--plot", "x=steps[0].size,y=gbps,series=pcie.mrrs,logx,file=gbps.png",
+            "--plot", "x=pcie.mrrs,y=latency_ns.p50,series=steps[0].size"]
+
+
+def read_csv(out):
+    with open(os.path.join(out, "results.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def read_json(out):
+    with open(os.path.join(out, "results.json")) as f:
+        return json.load(f)
+
+
+def is_png(path):
+    if not os.path.exists(path):
+        return False
+    with open(path, "rb") as f:
+        return f.read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 1000
+
+
+def check_labels(proc, out):
+    """Default labels carry units, legends and default file names are short (one workload
+    step: no step in the name); the progress line has an ETA."""
+    check("(x: size [B]; y: gbps [Gb/s])" in proc.stdout, "gbps.png: axis labels without units")
+    check("(x: pcie.mrrs [B]; y: latency_ns.p50 [ns])" in proc.stdout,
+          "latency plot: axis labels without units")
+    check(is_png(os.path.join(out, "latency_ns.p50-vs-pcie.mrrs-by-size.png")),
+          "no default-named latency_ns.p50-vs-pcie.mrrs-by-size.png")
+    check(not [f for f in os.listdir(out) if "step0" in f or "[" in f],
+          f"a plot file name keeps a step or bracket: {os.listdir(out)}")
+    check("sweep: 9/9 points" in proc.stderr and "ETA " in proc.stderr,
+          "no progress line with an ETA on stderr")
 
 
 def check_output(out, remote):
@@ -106,6 +141,133 @@ def check_errors():
         check(proc.returncode == 2, f"{what}: exit {proc.returncode}, expected 2")
         check(what in proc.stderr, f"{what}: not named on stderr")
     check(not os.path.exists(os.path.join(out, "results.csv")), "an argument error ran points")
+
+
+def check_zip():
+    """--zip keys advance together, crossed with --grid: 2 x 3 points, not 2 x 3 x 3."""
+    out = os.path.join(WORK, "zip")
+    proc = sweep(SCENARIO, "--grid", "pcie.mrrs=256,512", "--zip", "steps[0].size=256,1024,4096",
+                 "--zip", "steps[0].outstanding=2,4,8", "--out", out, "--jobs", "2",
+                 "--plot", "x=steps[0].size,y=gbps,series=pcie.mrrs")
+    check(proc.returncode == 0, f"--zip: sweep exit {proc.returncode}")
+    rows = read_csv(out)
+    check(len(rows) == 6, f"--zip: {len(rows)} rows, expected 6")
+    pairs = {(r["pcie.mrrs"], r["steps[0].size"], r["steps[0].outstanding"]) for r in rows}
+    check(pairs == {(m, s, o) for m in ("256", "512") for s, o in
+                    (("256", "2"), ("1024", "4"), ("4096", "8"))}, f"--zip points: {pairs}")
+    for r in rows:
+        check(float(r["step0.bytes"]) == COUNT * int(r["steps[0].size"]),
+              f"--zip point {r['point']}: bytes do not follow the size")
+    check(read_json(out)["zip"] == {"steps[0].size": ["256", "1024", "4096"],
+                                    "steps[0].outstanding": ["2", "4", "8"]},
+          "--zip: results.json has not the zip keys")
+    check(is_png(os.path.join(out, "gbps-vs-size-by-pcie.mrrs.png")), "--zip: no plot")
+    for args, what in [
+        (["--zip", "steps[0].size=256,1024", "--zip", "pcie.mrrs=256"], "same number of values"),
+        (["--grid", "pcie.mrrs=256,512", "--zip", "pcie.mrrs=128,256"], "given twice"),
+    ]:
+        proc = sweep(SCENARIO, *args, "--out", os.path.join(WORK, "zip-errors"))
+        check(proc.returncode == 2 and what in proc.stderr, f"--zip error {what!r}: "
+              f"exit {proc.returncode}")
+
+
+def check_resume():
+    """--resume keeps the points that passed with the same parameters and runs the rest: the
+    failed one (24/16) again, and the new ones (32/...)."""
+    out = os.path.join(WORK, "resume")
+    first = sweep(SCENARIO, "--grid", "mtt.cache_entries=16,24", "--grid", "mtt.cache_ways=8,16",
+                  "--out", out)
+    check(first.returncode == 1, f"resume, first run: exit {first.returncode}, expected 1")
+    before = {tuple(p["params"].values()): p for p in read_json(out)["points"]}
+    proc = sweep(SCENARIO, "--grid", "mtt.cache_entries=16,24,32", "--grid",
+                 "mtt.cache_ways=8,16", "--out", out, "--resume")
+    check(proc.returncode == 1, f"resume: exit {proc.returncode}, expected 1 (24/16 fails)")
+    check("3 point(s) kept" in proc.stdout and "3 to run" in proc.stdout,
+          "resume: not 3 points kept and 3 run")
+    check("sweep: 3/3 points" in proc.stderr, "resume: the progress does not count 3 runs")
+    points = read_json(out)["points"]
+    check(len(points) == 6 and len(read_csv(out)) == 6, "resume: not 6 points in the output")
+    reused = {tuple(p["params"].values()) for p in points if p["reused"]}
+    check(reused == {("16", "8"), ("16", "16"), ("24", "8")}, f"resume: reused {reused}")
+    for p in points:
+        key = tuple(p["params"].values())
+        if key in reused:
+            check(p["results"] == before[key]["results"], f"resume: {key} results changed")
+        else:
+            check(p["ran_in"] == read_json(out)["sweep_process"], f"resume: {key} did not run")
+    # Other rnicsim arguments: nothing is kept.
+    proc = sweep(SCENARIO, "--grid", "mtt.cache_entries=16", "--out", out, "--resume",
+                 "--set", "pcie.mrrs=256")
+    check("0 point(s) kept" in proc.stdout, "resume with another --set kept a point")
+
+
+def check_resume_interrupted():
+    """A sweep killed after its first point leaves it in points.partial.jsonl; --resume keeps
+    it and runs the rest."""
+    out = os.path.join(WORK, "interrupted")
+    slow = ["--grid", "steps[0].count=1000000", "--grid", "pcie.mrrs=128,256,512,1024",
+            "--jobs", "1", "--out", out]
+    cmd = [sys.executable, SWEEP, SCENARIO, *slow, "--rnicsim", RNICSIM]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
+    try:
+        for line in proc.stderr:
+            if line.startswith("sweep: 1/4 points"):
+                break
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the sweep and the run in progress
+        proc.wait()
+    check(not os.path.exists(os.path.join(out, "results.json")),
+          "the interrupted sweep wrote results.json (killed too late?)")
+    with open(os.path.join(out, "points.partial.jsonl")) as f:
+        finished = len(f.readlines())
+    check(1 <= finished < 4, f"points.partial.jsonl has {finished} points")
+    proc = sweep(SCENARIO, *slow, "--resume")
+    check(proc.returncode == 0, f"resume after an interruption: exit {proc.returncode}")
+    check(f"{finished} point(s) kept" in proc.stdout, "resume did not keep the finished points")
+    check(sum(p["reused"] for p in read_json(out)["points"]) == finished,
+          "resume: not the finished points reused")
+    check(len(read_csv(out)) == 4, "resume after an interruption: not 4 rows")
+    check(not os.path.exists(os.path.join(out, "points.partial.jsonl")),
+          "the checkpoint outlived the sweep")
+
+
+def check_replot():
+    """--replot draws from results.csv with new specs, running and building nothing: there is
+    no binary at all to run here."""
+    out = os.path.join(WORK, "out")
+    with open(os.path.join(out, "results.csv")) as f:
+        csv_before = f.read()
+    stamp = os.path.getmtime(os.path.join(out, "results.json"))
+    empty = os.path.join(WORK, "no-build")
+    os.makedirs(empty, exist_ok=True)
+    proc = sweep("--replot", out, "--plot", "x=pcie.mrrs,y=mops,series=steps[0].size,logx",
+                 "--plot", "x=steps[0].size,y=step0.latency_ns.p99,file=p99.png", rnicsim=False,
+                 env={"RNICSIM_BUILD_DIR": empty, "RNICSIM": ""})
+    check(proc.returncode == 0, f"--replot: exit {proc.returncode}")
+    check(is_png(os.path.join(out, "mops-vs-pcie.mrrs-by-size.png")) and
+          is_png(os.path.join(out, "p99.png")), "--replot: plots missing")
+    check("(x: pcie.mrrs [B]; y: mops [Mop/s])" in proc.stdout, "--replot: labels without units")
+    with open(os.path.join(out, "results.csv")) as f:
+        check(f.read() == csv_before, "--replot rewrote results.csv")
+    check(os.path.getmtime(os.path.join(out, "results.json")) == stamp,
+          "--replot rewrote results.json")
+    check(os.listdir(empty) == [], "--replot built something")
+    check("building" not in proc.stderr, "--replot built rnicsim")
+    proc = sweep("--replot", os.path.join(WORK, "nowhere"), "--plot", "x=a,y=gbps",
+                 rnicsim=False)
+    check(proc.returncode == 2 and "no " in proc.stderr, "--replot of a missing DIR: not exit 2")
+
+
+def check_no_build():
+    """With --rnicsim, no build runs even when the build directory is empty."""
+    empty = os.path.join(WORK, "empty-build")
+    os.makedirs(empty, exist_ok=True)
+    proc = sweep(SCENARIO, "--grid", "pcie.mrrs=256", "--out", os.path.join(WORK, "nobuild"),
+                 env={"RNICSIM_BUILD_DIR": empty})
+    check(proc.returncode == 0, f"--rnicsim with an empty build dir: exit {proc.returncode}")
+    check("building" not in proc.stderr and os.listdir(empty) == [],
+          "a build ran although --rnicsim was given")
 
 
 def check_failed_point():
@@ -189,8 +351,14 @@ def main():
         proc = sweep(*grid_args(out), "--jobs", "2")
         check(proc.returncode == 0, f"sweep exit {proc.returncode}")
         check_output(out, remote=False)
+        check_labels(proc, out)
         check_errors()
         check_failed_point()
+        check_zip()
+        check_resume()
+        check_resume_interrupted()
+        check_replot()
+        check_no_build()
     elif MODE == "dask":
         try:
             import distributed  # noqa: F401
@@ -206,6 +374,7 @@ def main():
                 proc = sweep(*grid_args(out), "--scheduler", address)
                 check(proc.returncode == 0, f"sweep exit {proc.returncode}")
                 check_output(out, remote=True)
+                check_labels(proc, out)
         finally:
             stop_cluster(procs)
         check(all(p.poll() is not None for p in procs), "a cluster process survived")

@@ -4,8 +4,11 @@
 
 usage: test_pylib.py RNICSIM SOURCE_DIR [unittest options]
 """
+import importlib.machinery
+import importlib.util
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -16,7 +19,7 @@ RNICSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 del sys.argv[1:3]  # the rest is unittest's
 sys.path.insert(0, os.path.join(ROOT, "scripts", "python"))
 import rnicsim  # noqa: E402
-from rnicsim import binary, cli, markdown, plots  # noqa: E402
+from rnicsim import binary, cli, markdown, plots, units  # noqa: E402
 from rnicsim.results import workload_indices  # noqa: E402
 
 TINY = os.path.join(ROOT, "tests", "tools", "tiny.json")  # one dma_bench step: 200 x 1024 B
@@ -170,10 +173,34 @@ class FindBinary(unittest.TestCase):
         with self.assertRaises(rnicsim.RnicsimNotFound) as caught:
             rnicsim.find_rnicsim(build=False)  # nothing built, and no building asked
         self.assertIn("scripts/setup --build", str(caught.exception))
-        nested = self.fake("app", "rnicsim")
-        self.assertEqual(rnicsim.find_rnicsim(build=False), nested)
+        self.fake("app", "rnicsim")  # not where the build puts it (build/rnicsim only)
+        with self.assertRaises(rnicsim.RnicsimNotFound):
+            rnicsim.find_rnicsim(build=False)
         top = self.fake("rnicsim")
         self.assertEqual(rnicsim.find_rnicsim(build=False), top)
+
+    def test_found_binary_is_not_built(self):
+        os.environ["RNICSIM_BUILD_DIR"] = self.tmp.name
+        top = self.fake("rnicsim")
+        with mock.patch("subprocess.run") as run:
+            self.assertEqual(rnicsim.find_rnicsim(), top)
+            self.assertEqual(rnicsim.find_rnicsim(RNICSIM), RNICSIM)
+        run.assert_not_called()
+
+    def test_build_only_when_none_and_says_so(self):
+        os.environ["RNICSIM_BUILD_DIR"] = self.tmp.name
+
+        def build(cmd, **kwargs):
+            self.assertTrue(cmd[0].endswith(os.path.join("scripts", "setup")))
+            self.fake("rnicsim")
+            return mock.Mock(returncode=0, stdout="", stderr="")
+
+        with mock.patch("subprocess.run", side_effect=build) as run, \
+                mock.patch("sys.stderr") as stderr:
+            self.assertEqual(rnicsim.find_rnicsim(), os.path.join(self.tmp.name, "rnicsim"))
+        self.assertEqual(run.call_count, 1)
+        said = "".join(c.args[0] for c in stderr.write.call_args_list)
+        self.assertIn("building it", said)
 
     def test_cli_exit(self):
         with self.assertRaises(SystemExit) as caught, mock.patch("sys.stderr"):
@@ -199,6 +226,177 @@ class Helpers(unittest.TestCase):
 
     def test_call(self):
         self.assertIn("pcie.mrrs", binary.call(RNICSIM, "params"))
+
+
+class Units(unittest.TestCase):
+    def test_metric_units_match_stats_doc(self):
+        with open(os.path.join(ROOT, "docs", "generated", "stats.md")) as f:
+            text = f.read().split("## Workload metrics", 1)[1]
+        doc = dict(re.findall(r"^\| `([^`]+)` \| ([^|]+?) \| ", text, re.M))
+        self.assertEqual(units.METRIC_UNITS, doc)
+
+    def test_param_units(self):
+        table = units.param_units(RNICSIM)
+        self.assertEqual(table["pcie.mps"], "bytes")
+        self.assertEqual(table["device.clock_mhz"], "MHz")
+        self.assertEqual(table["mtt.cache_entries"], "entries")
+
+    def test_labels(self):
+        params = {"pcie.mps": "bytes", "mtt.cache_entries": "entries"}
+        self.assertEqual(units.axis_label("gbps"), "gbps [Gb/s]")
+        self.assertEqual(units.axis_label("step14.mops"), "mops [Mop/s] (step 14)")
+        self.assertEqual(units.axis_label("step14.mops", show_step=False), "mops [Mop/s]")
+        self.assertEqual(units.axis_label("step0.latency_ns.p50"), "latency_ns.p50 [ns] (step 0)")
+        self.assertEqual(units.axis_label("step0.mtt.hit_rate", show_step=False),
+                         "mtt.hit_rate [fraction]")
+        self.assertEqual(units.axis_label("pcie.mps", params), "pcie.mps [B]")
+        self.assertEqual(units.axis_label("steps[13,14].remote.span"),
+                         "remote.span [B] (steps 13,14)")
+        self.assertEqual(units.axis_label("steps[14].outstanding", show_step=False),
+                         "outstanding [ops]")
+        self.assertEqual(units.axis_label("wall_s"), "wall_s [s]")
+        self.assertEqual(units.legend_entry("pcie.mps", "256", params), "pcie.mps = 256 B")
+        self.assertEqual(units.legend_entry("steps[13,14].remote.span", "1048576"),
+                         "remote.span = 1 MiB")
+        self.assertEqual(units.legend_entry("mtt.cache_entries", 64, params),
+                         "mtt.cache_entries = 64 entries")
+
+
+def load_sweep():
+    """scripts/sweep as a module (it has no .py suffix)."""
+    path = os.path.join(ROOT, "scripts", "sweep")
+    loader = importlib.machinery.SourceFileLoader("sweep_script", path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+class SweepPlots(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise unittest.SkipTest("no matplotlib (run under /usr/bin/python3)")
+        cls.sweep = load_sweep()
+
+    def draw(self, spec, rows, grid_keys, zipped=(), workload=(14,)):
+        """draw_plot() keeping its figure: (path, axes)."""
+        plt = plots.pyplot()
+        figures = []
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(plt, "close", side_effect=figures.append):
+            plot = self.sweep.parse_plot(spec, grid_keys, list(workload))
+            columns = list(rows[0])
+            path, _, _ = self.sweep.draw_plot(plot, grid_keys, list(zipped), rows, columns,
+                                              list(workload), tmp, {"pcie.mps": "bytes"},
+                                              set())
+            self.assertTrue(os.path.exists(path))
+        figure = next(f for f in figures if hasattr(f, "axes"))
+        ax = figure.axes[0]
+        plt.close(figure)
+        return os.path.basename(path), ax
+
+    def test_series_markers_legend_name(self):
+        rows = [{"pcie.mps": m, "steps[14].outstanding": o, "passed": "1",
+                 "step14.gbps": str(o * m / 100)}
+                for m in (128, 256, 512, 1024, 2048) for o in (1, 2, 4)]
+        name, ax = self.draw("x=steps[14].outstanding,y=gbps,series=pcie.mps", rows,
+                             ["pcie.mps", "steps[14].outstanding"])
+        self.assertEqual(name, "gbps-vs-outstanding-by-pcie.mps.png")
+        self.assertEqual(ax.get_xlabel(), "outstanding [ops]")
+        self.assertEqual(ax.get_ylabel(), "gbps [Gb/s]")
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        self.assertEqual(legend, ["pcie.mps = 128 B", "pcie.mps = 256 B", "pcie.mps = 512 B",
+                                  "pcie.mps = 1 KiB", "pcie.mps = 2 KiB"])
+        styles = [(line.get_marker(), line.get_linestyle()) for line in ax.get_lines()]
+        self.assertEqual(len(set(styles)), 5)
+        self.assertEqual(len({s[0] for s in styles}), 5)  # a marker per series
+
+    def test_several_workload_steps_keep_the_step(self):
+        rows = [{"steps[13,14].size": s, "passed": "1", "step13.gbps": "1", "step14.gbps": "2"}
+                for s in (64, 128)]
+        name, ax = self.draw("x=steps[13,14].size,y=gbps", rows, ["steps[13,14].size"],
+                             workload=(13, 14))
+        self.assertEqual(name, "step14.gbps-vs-size.png")
+        rows = [{"steps[13,14].size": s, "passed": "1", "step14.gbps": "2"}
+                for s in (1024, 1 << 20)]
+        _, ax = self.draw("x=steps[13,14].size,y=gbps,logx", rows, ["steps[13,14].size"],
+                          workload=(13, 14))
+        ticks = ax.xaxis.get_major_formatter()
+        self.assertEqual((ticks(1 << 20, 0), ticks(4096, 0), ticks(256, 0)),
+                         ("1 MiB", "4 KiB", "256 B"))
+        self.assertEqual(ax.get_xlabel(), "size [B] (steps 13,14)")
+        self.assertEqual(ax.get_ylabel(), "gbps [Gb/s] (step 14)")
+
+    def test_zipped_keys_split_no_line(self):
+        rows = [{"steps[14].size": s, "steps[14].outstanding": o, "passed": "1",
+                 "step14.gbps": str(s)} for s, o in ((64, 1), (128, 2), (256, 4))]
+        _, ax = self.draw("x=steps[14].size,y=gbps", rows,
+                          ["steps[14].size", "steps[14].outstanding"],
+                          zipped=["steps[14].size", "steps[14].outstanding"])
+        self.assertEqual(len(ax.get_lines()), 1)
+        self.assertEqual(list(ax.get_lines()[0].get_xdata()), [64, 128, 256])
+
+    def test_combinations_and_eta(self):
+        grid = [("a", "config", ["1", "2"], None)]
+        zipped = [("b", "config", ["3", "4", "5"], None), ("c", "config", ["6", "7", "8"], None)]
+        combos = self.sweep.combinations(grid, zipped)
+        self.assertEqual(len(combos), 6)
+        self.assertEqual(combos[:3], [{"a": "1", "b": "3", "c": "6"},
+                                      {"a": "1", "b": "4", "c": "7"},
+                                      {"a": "1", "b": "5", "c": "8"}])
+        self.assertIsNone(self.sweep.eta_seconds([], 5, 2))
+        self.assertEqual(self.sweep.eta_seconds([2.0, 4.0], 6, 2), 9.0)  # 3 s x 6 / 2
+        self.assertEqual(self.sweep.eta_seconds([2.0], 1, 4), 2.0)
+        self.assertEqual(self.sweep.clock(75), "1:15")
+
+
+class Builder(unittest.TestCase):
+    def test_footprint_example_is_the_exploration(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts", "python", "examples"))
+        try:
+            import footprint
+        finally:
+            sys.path.pop(0)
+        built = footprint.footprint(1 << 20).to_dict()
+        with open(os.path.join(ROOT, "scenarios", "explore", "mtt-footprint.json")) as f:
+            expected = json.load(f)
+        expected.pop("description")
+        self.assertEqual(built, expected)
+
+    def test_loop_validates_and_runs(self):
+        s = rnicsim.Scenario("regions", description="reads over four regions",
+                             config={"monitor.enabled": 0})
+        p = s.two_nodes(remote_size=4 << 20)
+        for region in range(4):  # the loop the JSON format has not
+            s.read_stream(p.qp, count=50, size=256, sgl=(p.local_mr, 0), remote=p.remote_mr,
+                          remote_offset=region << 20, span=1 << 20, pattern="sequential")
+        self.assertTrue(s.validate(rnicsim=RNICSIM))
+        data = s.to_dict()
+        self.assertEqual(data["config"], {"set": {"monitor.enabled": 0}})
+        self.assertEqual([st["remote"]["offset"] for st in data["steps"]
+                          if st["op"] == "read_stream"], [0, 1 << 20, 2 << 20, 3 << 20])
+        r = s.run(rnicsim=RNICSIM, set={"pcie.mrrs": 256})
+        self.assertEqual(len(r.workload_metrics()), 4)
+        self.assertTrue(all(m["ops"] == 50 and m["bytes"] == 50 * 256
+                            for m in r.workload_metrics()))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = s.write(os.path.join(tmp, "regions.json"))
+            with open(path) as f:
+                self.assertEqual(json.load(f), data)
+            self.assertIn("valid", binary.call(RNICSIM, "validate", path))
+
+    def test_dma_bench_and_invalid(self):
+        s = rnicsim.Scenario("bench")
+        step = s.dma_bench("A", size=512, count=100)
+        self.assertEqual(s.index(step), 0)
+        self.assertEqual(s.run(rnicsim=RNICSIM).metrics()["bytes"], 512 * 100)
+        bad = rnicsim.Scenario("bad")
+        bad.read_stream("qpNope", count=1, size=64, sgl="mrA", remote="mrB")
+        with self.assertRaises(rnicsim.ValidationError) as caught:
+            bad.validate(rnicsim=RNICSIM)
+        self.assertIn("qpNope", caught.exception.stderr)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Units of config keys, workload metrics and scenario fields, and readable axis labels and
+legend entries built from them (scripts/sweep's plots).
+
+- config keys: the unit column of `rnicsim params` (param_units()).
+- workload metrics (steps[].metrics): METRIC_UNITS, the table of docs/generated/stats.md
+  (ctest tools/pylib checks that the two agree).
+- scenario fields (steps[N].FIELD): FIELD_UNITS, by the field's last name.
+"""
+import re
+
+from .binary import call
+
+# The workload metrics of read_stream / write_stream / dma_bench and their units, as
+# docs/generated/stats.md lists them ("Workload metrics").
+METRIC_UNITS = {
+    "ops": "operations", "bytes": "bytes", "sim_ns": "ns", "mops": "Mop/s", "gbps": "Gb/s",
+    "latency_ns.p50": "ns", "latency_ns.p90": "ns", "latency_ns.p99": "ns",
+    "latency_ns.max": "ns", "mtt.hit_rate": "fraction", "mpt.hit_rate": "fraction",
+    "deltas_per_op": "deltas/op",
+}
+# Columns of a sweep's results.csv that are not metrics.
+COLUMN_UNITS = {"sim_ns": "ns", "wall_s": "s"}
+# Scenario fields a sweep varies (steps[N].FIELD), by their last name.
+FIELD_UNITS = {
+    "size": "bytes", "span": "bytes", "length": "bytes", "offset": "bytes", "window": "bytes",
+    "stride": "bytes", "count": "operations", "outstanding": "operations",
+    "depth": "entries", "send_depth": "WQEs", "recv_depth": "WQEs",
+}
+# Units shown in short form on plots.
+SHORT = {"bytes": "B", "operations": "ops"}
+STEP_KEY = re.compile(r"^steps\[(-?\d+(?:,-?\d+)*)\]\.(.+)$")
+STEP_COLUMN = re.compile(r"^step(\d+)\.(.+)$")
+
+
+def param_units(rnicsim):
+    """{config key: unit} from `rnicsim params` (key, value, unit, meaning on each line)."""
+    units = {}
+    for line in call(rnicsim, "params").splitlines():
+        parts = line.split()
+        if len(parts) >= 3:
+            units[parts[0]] = parts[2]
+    return units
+
+
+def unit_of(name, params=None):
+    """The unit of a sweep column or grid key: a config key (params: {key: unit}), a scenario
+    field steps[N].FIELD, a metric (bare, or stepN.METRIC), sim_ns, wall_s; None if unknown."""
+    if params and name in params:
+        return params[name]
+    m = STEP_KEY.match(name)
+    if m:
+        return FIELD_UNITS.get(m.group(2).split(".")[-1])
+    m = STEP_COLUMN.match(name)
+    if m:
+        return METRIC_UNITS.get(m.group(2))
+    return METRIC_UNITS.get(name) or COLUMN_UNITS.get(name)
+
+
+def short_unit(unit):
+    return SHORT.get(unit, unit) if unit else unit
+
+
+def short_name(name):
+    """A column or grid key without its step: steps[13,14].remote.span -> remote.span,
+    step14.gbps -> gbps, pcie.mrrs -> pcie.mrrs."""
+    m = STEP_KEY.match(name) or STEP_COLUMN.match(name)
+    return m.group(2) if m else name
+
+
+def _steps(name):
+    m = STEP_KEY.match(name) or STEP_COLUMN.match(name)
+    return m.group(1) if m else None
+
+
+def axis_label(name, params=None, show_step=True):
+    """`remote.span [B] (steps 13,14)`, `gbps [Gb/s]`, `pcie.mrrs [B]`: the name without its
+    step prefix, its unit in brackets, the step(s) after it (when show_step)."""
+    unit = short_unit(unit_of(name, params))
+    label = short_name(name) + (f" [{unit}]" if unit else "")
+    steps = _steps(name)
+    if steps is not None and show_step:
+        label += f" (step{'s' if ',' in steps else ''} {steps})"
+    return label
+
+
+def value_text(value, unit):
+    """A value with its unit for a legend: 256 B, 1 MiB (byte counts that are exact KiB, MiB,
+    GiB), 0.5 fraction -> 0.5, 8 entries."""
+    unit = short_unit(unit)
+    text = str(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return text
+    if unit == "B" and number.is_integer() and number >= 1024:
+        for power, prefix in ((3, "Gi"), (2, "Mi"), (1, "Ki")):
+            if number % (1024 ** power) == 0:
+                return f"{int(number) // 1024 ** power} {prefix}B"
+    if not unit or unit in ("fraction", "bool", "bitmask"):
+        return text
+    return f"{text} {unit}"
+
+
+def legend_entry(name, value, params=None):
+    """`pcie.mps = 256 B`, `remote.span = 1 MiB`."""
+    return f"{short_name(name)} = {value_text(value, unit_of(name, params))}"
