@@ -137,7 +137,7 @@ OrderedJson Generator::remote_for(const std::string& qp_name, uint64_t total, ui
     remote["token"] =
         mine.empty() ? OrderedJson(kInvalidToken) : OrderedJson(ref(pick(mine), "token"));
     remote["address"] = address();
-  } else if (r < 8) {
+  } else if (r < 8 || all.empty()) {  // all empty: every object of the peer is undefined
     remote["token"] = kInvalidToken;
     remote["address"] = address();
   } else if (r < 12 && !descriptors.empty()) {  // through a user-mode window descriptor
