@@ -190,9 +190,9 @@ TEST_CASE("reference model: fast register, FBO and the consumer's tag", "[app]")
   CHECK(sink[4299] == 199);
   // SPEC.md 5 FastRegister: BaseVA % PAGE_SIZE must be FBO.
   check(p.polled(7).at(0), 3, NdkOperationTypeFastRegister, STATUS_ACCESS_VIOLATION);
-  // The consumer advanced the tag when it posted: its token for frA2 is now stale.
+  // SPEC.md 1: the refused FastRegister leaves the tag, so the consumer's token is current.
   const auto& fr = p.model.state().mpts.at("frA2");
-  CHECK(fr.consumer_tag != fr.tag);
+  CHECK(fr.consumer_tag == fr.tag);
   CHECK(p.status(8) == STATUS_IMPLEMENTATION_LIMIT);  // above FRMRPageCount
 }
 
