@@ -31,6 +31,7 @@ namespace rnic::host {
 using ndk::NTSTATUS;
 
 struct QpInfo;
+struct TagMove;
 
 using PdHandle = uint32_t;
 using CqHandle = uint32_t;
@@ -186,12 +187,16 @@ class Adapter {
 
   // --- completions ---
   // Non-blocking: copies up to `max` new completions out of the CQ ring.
-  size_t GetCqResults(CqHandle cq, ndk::NDK_RESULT_EX* results, size_t max);
+  // `took_effect` (optional, `max` entries): per result, whether a Bind, FastRegister or
+  // Invalidate changed its object (SPEC.md 4; not a field of NDK_RESULT_EX).
+  size_t GetCqResults(CqHandle cq, ndk::NDK_RESULT_EX* results, size_t max,
+                      bool* took_effect = nullptr);
   // Blocks (simulated time) until `count` completions are available or `timeout` passes;
   // returns what arrived (possibly fewer than count). count == 0 waits the whole timeout and
   // returns everything that arrived meanwhile.
   std::vector<ndk::NDK_RESULT_EX> WaitCq(CqHandle cq, size_t count,
-                                         const sc_core::sc_time& timeout);
+                                         const sc_core::sc_time& timeout,
+                                         std::vector<bool>* took_effect = nullptr);
 
   // True once the device found this CQ's ring full and had to drop a completion.
   bool CqOverflowed(CqHandle cq);
@@ -214,6 +219,10 @@ class Adapter {
   void wait_bind_executed(QpHandle qpn, QpInfo& qp, uint32_t wqe_index, MwHandle mw,
                           uint8_t tag);
   bool completion_queued(CqHandle cq, QpHandle qpn, uint32_t wqe_index);
+  // Settles `tag` once the device has executed `move`: its MPT entry shows the new tag, or
+  // the request has completed without it (refused, or flushed before it ran): the tag is the
+  // device's (SPEC.md 1: a refused FastRegister or Bind keeps the object's tag).
+  void settle_tag(uint32_t index, uint8_t* tag, TagMove* move);
   bool wait_qp_closed(QpHandle qpn);
   NTSTATUS post_rdma(WqeOpcode opcode, QpHandle qp, uint64_t request_context,
                      const ndk::NDK_SGE* sgl, uint32_t nsge, uint64_t remote_address,

@@ -38,6 +38,15 @@ struct QpInfo {
   uint32_t rq_consumer = 0;  // receives known complete
 };
 
+// The last Bind or FastRegister posted on an MR or MW, until the driver knows its outcome:
+// the object's tag moves to `tag` only if the device accepts it (SPEC.md 1).
+struct TagMove {
+  bool active = false;
+  QpHandle qpn = 0;
+  uint32_t wqe_index = 0;
+  uint8_t tag = 0;
+};
+
 struct MrInfo {
   PdHandle pd = 0;
   bool fast_register = false;
@@ -45,7 +54,8 @@ struct MrInfo {
   uint32_t mr_flags = 0;
   uint32_t mtt_index = 0;
   uint32_t mtt_count = 0;
-  uint8_t tag = 0;              // fast-register MR: the tag the next fast-register advances
+  uint8_t tag = 0;  // fast-register MR: its current tag, or that of the posted FastRegister
+  TagMove move;     // fast-register MR: a FastRegister whose outcome is not known yet
   bool fr_initialized = false;
   bool fr_remote_access = false;
   bool pending = false;  // an asynchronous registration has not completed yet
@@ -54,8 +64,9 @@ struct MrInfo {
 
 struct MwInfo {
   PdHandle pd = 0;
-  uint8_t tag = 0;  // the tag the next bind advances (the consumer picks new tags)
+  uint8_t tag = 0;  // its current tag, or that of the posted Bind (the consumer picks new tags)
   bool zero_based = false;  // last bound through the user-mode Bind (descriptor Base 0)
+  TagMove move;             // a Bind whose outcome is not known yet
 };
 
 // First-fit allocator of ranges: MTT entries, physical memory.

@@ -91,6 +91,20 @@ NTSTATUS Adapter::CloseQp(QpHandle qpn) {
       if (cqe.qpn == qpn && !info.orphans.count(at)) info.orphans[at] = qp.qp_context;
     }
   }
+  // Every FastRegister and Bind it carried has run or been flushed: the objects' tags are
+  // the device's now (SPEC.md 1), before the QP number can come back.
+  for (auto& [mr, info] : s.mrs) {
+    if (info.move.active && info.move.qpn == qpn) {
+      info.tag = s.read_mpt(mr).tag;
+      info.move.active = false;
+    }
+  }
+  for (auto& [mw, window] : s.mws) {
+    if (window.move.active && window.move.qpn == qpn) {
+      window.tag = s.read_mpt(mw).tag;
+      window.move.active = false;
+    }
+  }
   // Windows bound to the QP could never be invalidated again (an invalidate must come from
   // the QP they are bound to): closing the QP frees them.
   for (const auto& [mw, window] : s.mws) {

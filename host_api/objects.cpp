@@ -250,7 +250,7 @@ NTSTATUS Adapter::CreateMw(PdHandle pd, MwHandle* out) {
   NTSTATUS status;
   const MwHandle index = create_mpt_entry(pd, MptKind::Mw, &status);
   if (status != STATUS_SUCCESS) return status;
-  impl_->mws[index] = MwInfo{pd, impl_->read_mpt(index).tag, false};
+  impl_->mws[index] = MwInfo{pd, impl_->read_mpt(index).tag, false, TagMove{}};
   *out = index;
   return STATUS_SUCCESS;
 }
@@ -291,8 +291,12 @@ NTSTATUS Adapter::InitializeFastRegisterMr(MrHandle mr, uint32_t page_count, boo
 uint32_t Adapter::GetRemoteTokenFromMr(MrHandle mr) {
   auto it = impl_->mrs.find(mr);
   if (it == impl_->mrs.end()) return 0;
-  // A fast-register MR's tag is chosen by the driver when it posts (like a window's).
-  if (it->second.fast_register) return make_token(mr, it->second.tag);
+  // A fast-register MR's tag is chosen by the driver when it posts (like a window's); it
+  // stays the old one if the device refuses the FastRegister (SPEC.md 1).
+  if (it->second.fast_register) {
+    settle_tag(mr, &it->second.tag, &it->second.move);
+    return make_token(mr, it->second.tag);
+  }
   return make_token(mr, impl_->read_mpt(mr).tag);
 }
 
@@ -300,7 +304,9 @@ uint32_t Adapter::GetLocalTokenFromMr(MrHandle mr) { return GetRemoteTokenFromMr
 
 uint32_t Adapter::GetRemoteTokenFromMw(MwHandle mw) {
   auto it = impl_->mws.find(mw);
-  return it == impl_->mws.end() ? 0 : make_token(mw, it->second.tag);
+  if (it == impl_->mws.end()) return 0;
+  settle_tag(mw, &it->second.tag, &it->second.move);
+  return make_token(mw, it->second.tag);
 }
 
 CqHandle Adapter::QpCq(QpHandle qp) const {

@@ -271,21 +271,27 @@ NTSTATUS Adapter::post_bind(QpHandle qpn, uint64_t request_context, MrHandle mr,
   if ((flags & 0x020) && !mr_local_write)
     return fail_post(qpn, STATUS_ACCESS_VIOLATION, "remote write on an MR without local write");
   MwInfo& window = mwit->second;
-  window.tag = uint8_t(window.tag + 1);  // the consumer picks the window's next tag
-  window.zero_based = zero_based;
+  settle_tag(mw, &window.tag, &window.move);
+  const uint8_t tag = uint8_t(window.tag + 1);  // the consumer picks the window's next tag
   Wqe wqe;
   wqe.opcode = WqeOpcode::Bind;
   wqe.flags = uint16_t(flags);
   wqe.access = flags;
   wqe.wr_id = request_context;
   wqe.remote_addr = virtual_address;
-  wqe.remote_token = make_token(mw, window.tag);
+  wqe.remote_token = make_token(mw, tag);
   wqe.aux_token = GetLocalTokenFromMr(mr);
   wqe.length = length;
   wqe.zero_based = zero_based ? 1 : 0;
   const uint32_t wqe_index = qp->sq_producer;
-  post(qpn, *qp, wqe);
-  wait_bind_executed(qpn, *qp, wqe_index, mw, window.tag);
+  const NTSTATUS posted = post(qpn, *qp, wqe);
+  if (posted != STATUS_SUCCESS) return posted;
+  // The token moves to the new tag only if the device accepts the bind (SPEC.md 1).
+  window.tag = tag;
+  window.zero_based = zero_based;
+  window.move = TagMove{true, qpn, wqe_index, tag};
+  wait_bind_executed(qpn, *qp, wqe_index, mw, tag);
+  settle_tag(mw, &window.tag, &window.move);
   return STATUS_SUCCESS;
 }
 
@@ -361,19 +367,43 @@ NTSTATUS Adapter::NdkFastRegister(QpHandle qpn, uint64_t request_context, MrHand
   for (uint32_t i = 0; i < page_count; ++i)
     for (unsigned b = 0; b < 8; ++b) raw[size_t(i) * 8 + b] = uint8_t(page_array[i] >> (8 * b));
   s.cpu.mem_write(list, raw.data(), raw.size());
-  mrit->second.tag = uint8_t(mrit->second.tag + 1);  // the consumer picks the next tag
+  settle_tag(mr, &mrit->second.tag, &mrit->second.move);
+  const uint8_t tag = uint8_t(mrit->second.tag + 1);  // the consumer picks the next tag
   Wqe wqe;
   wqe.opcode = WqeOpcode::FastRegister;
   wqe.flags = uint16_t(flags);
   wqe.access = flags;
   wqe.wr_id = request_context;
   wqe.remote_addr = base_va;
-  wqe.remote_token = make_token(mr, mrit->second.tag);
+  wqe.remote_token = make_token(mr, tag);
   wqe.length = length;
   wqe.page_list = list;
   wqe.page_count = page_count;
   wqe.fbo = fbo;
-  return post(qpn, *qp, wqe);
+  const uint32_t wqe_index = qp->sq_producer;
+  const NTSTATUS posted = post(qpn, *qp, wqe);
+  if (posted != STATUS_SUCCESS) return posted;
+  // The token moves to the new tag only if the device accepts it (SPEC.md 1).
+  mrit->second.tag = tag;
+  mrit->second.move = TagMove{true, qpn, wqe_index, tag};
+  return STATUS_SUCCESS;
+}
+
+void Adapter::settle_tag(uint32_t index, uint8_t* tag, TagMove* move) {
+  Impl& s = *impl_;
+  if (!move->active) return;
+  const MptEntry e = s.read_mpt(index);
+  if (e.tag == move->tag) {  // executed and accepted
+    move->active = false;
+    return;
+  }
+  auto q = s.qps.find(move->qpn);
+  const bool completed =
+      q == s.qps.end() || int32_t(q->second.sq_consumer - move->wqe_index) > 0 ||
+      completion_queued(q->second.cq, move->qpn, move->wqe_index);
+  if (!completed) return;  // not executed yet: the consumer's new tag stands
+  *tag = e.tag;
+  move->active = false;
 }
 
 NTSTATUS Adapter::NdkInvalidate(QpHandle qpn, uint64_t request_context, uint32_t object,
@@ -409,7 +439,8 @@ NTSTATUS Adapter::NdkFlush(QpHandle qpn) {
   return STATUS_SUCCESS;
 }
 
-size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max) {
+size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max,
+                             bool* took_effect) {
   Impl& s = *impl_;
   auto it = s.cqs.find(cq);
   if (it == s.cqs.end() || !results) return 0;
@@ -420,6 +451,7 @@ size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max) {
     s.cpu.mem_read(info.ring + uint64_t(info.consumer % info.depth) * kCqeBytes, raw, kCqeBytes);
     const Cqe cqe = Cqe::decode(raw);
     if (cqe.owner != uint8_t(1 + ((info.consumer / info.depth) & 1))) break;  // not written yet
+    if (took_effect) took_effect[n] = cqe.took_effect != 0;
     NDK_RESULT_EX& r = results[n++];
     r.Status = status_of(cqe.status);
     r.BytesTransferred = cqe.byte_count;
@@ -446,18 +478,22 @@ size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max) {
 }
 
 std::vector<NDK_RESULT_EX> Adapter::WaitCq(CqHandle cq, size_t count,
-                                           const sc_core::sc_time& timeout) {
+                                           const sc_core::sc_time& timeout,
+                                           std::vector<bool>* took_effect) {
   // count == 0: wait the whole timeout and return whatever arrived (expected: nothing).
   const bool drain = count == 0;
   std::vector<NDK_RESULT_EX> results;
   const sc_core::sc_time deadline = sc_core::sc_time_stamp() + timeout;
   NDK_RESULT_EX batch[16];
+  bool effect[16] = {};
+  if (took_effect) took_effect->clear();
   for (;;) {
     while (drain || results.size() < count) {
       const size_t want = drain ? 16 : std::min<size_t>(16, count - results.size());
-      const size_t got = GetCqResults(cq, batch, want);
+      const size_t got = GetCqResults(cq, batch, want, effect);
       if (!got) break;
       results.insert(results.end(), batch, batch + got);
+      if (took_effect) took_effect->insert(took_effect->end(), effect, effect + got);
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if ((!drain && results.size() >= count) || now >= deadline || !impl_->cqs.count(cq)) break;

@@ -76,7 +76,8 @@ void Generator::send(const std::string& qp, int depth) {
     const uint64_t r = uniform(0, 99);
     std::vector<std::string> targets, good;
     for (const auto& [name, m] : st.mpts) {
-      if (!m.exists || m.node != peer.node || (m.kind == MptKind::Mr && r < 90)) continue;
+      if (!m.exists || m.undefined || m.node != peer.node || (m.kind == MptKind::Mr && r < 90))
+        continue;
       targets.push_back(name);
       if (usable(m) && m.pd == peer.pd &&
           (m.kind != MptKind::Mw || m.bound_qp == st.qps.at(qp).peer))
@@ -85,7 +86,7 @@ void Generator::send(const std::string& qp, int depth) {
     if (!good.empty() && chance(0.7)) targets = good;
     std::vector<std::string> stale;
     for (const auto& [name, node] : saved_) {
-      if (node == peer.node) stale.push_back(name);
+      if (node == peer.node && !saved_undefined(name)) stale.push_back(name);
     }
     if (r < 80 && !targets.empty()) {
       s["invalidate"] = ref(pick(targets), "token");
@@ -163,7 +164,7 @@ void Generator::invalidate(const std::string& given) {
   const uint64_t r = uniform(0, 99);
   std::vector<std::string> all, valid;
   for (const auto& [name, m] : st.mpts) {
-    if (!m.exists || m.node != qp.node) continue;
+    if (!m.exists || m.undefined || m.node != qp.node) continue;
     const bool kind = r < 45   ? m.kind == MptKind::Mw
                       : r < 85 ? m.kind == MptKind::FastMr
                                : m.kind == MptKind::Mr;
@@ -231,7 +232,9 @@ void Generator::fast_register(const std::string& qp_name) {
     s["page_count"] = pages - 1;  // too few pages for the length
   } else if (r < 17) {
     s["page_count"] = pages + uniform(1, 3);  // repeats the last page; maybe above capacity
-  } else if (r < 20) {
+  } else if (r < 23) {
+    s["base_va"] = 0;  // valid exactly when FBO is 0 (SPEC.md 5 FastRegister)
+  } else if (r < 26) {
     OrderedJson page;
     page["buffer"] = buffer;
     page["index"] = 0;
@@ -291,6 +294,7 @@ void Generator::register_or_deregister(uint32_t node, const std::string& given) 
 }
 
 void Generator::save_token(const std::string& object) {
+  if (model_->state().mpts.at(object).undefined) return;  // SPEC.md 4: nothing to depend on
   const std::string name = "tok" + std::to_string(saved_.size());
   OrderedJson s;
   s["op"] = "save";
@@ -298,6 +302,7 @@ void Generator::save_token(const std::string& object) {
   s["value"] = ref(object, "token");
   emit(s);
   saved_.emplace_back(name, model_->state().mpts.at(object).node);
+  saved_of_[name] = object;
 }
 
 void Generator::fill_memory() {

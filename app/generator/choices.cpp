@@ -28,7 +28,8 @@ std::vector<std::string> Generator::qps() const {
 std::vector<std::string> Generator::regions(uint32_t node) const {
   std::vector<std::string> out;
   for (const auto& [name, m] : model_->state().mpts) {
-    if (m.exists && m.node == node && m.kind != MptKind::Mw) out.push_back(name);
+    // Undefined objects (SPEC.md 4: after a CANCELLED Bind/FastRegister/Invalidate) are left.
+    if (m.exists && !m.undefined && m.node == node && m.kind != MptKind::Mw) out.push_back(name);
   }
   return out;
 }
@@ -36,7 +37,7 @@ std::vector<std::string> Generator::regions(uint32_t node) const {
 std::vector<std::string> Generator::windows(uint32_t node) const {
   std::vector<std::string> out;
   for (const auto& [name, m] : model_->state().mpts) {
-    if (m.exists && m.node == node && m.kind == MptKind::Mw) out.push_back(name);
+    if (m.exists && !m.undefined && m.node == node && m.kind == MptKind::Mw) out.push_back(name);
   }
   return out;
 }
@@ -122,7 +123,7 @@ OrderedJson Generator::remote_for(const std::string& qp_name, uint64_t total, ui
   const uint64_t r = uniform(0, 99);
   std::vector<std::string> stale;
   for (const auto& [name, node] : saved_) {
-    if (node == pnode) stale.push_back(name);
+    if (node == pnode && !saved_undefined(name)) stale.push_back(name);
   }
   std::vector<std::string> descriptors;
   for (const std::string& w : windows(pnode)) {
@@ -136,7 +137,7 @@ OrderedJson Generator::remote_for(const std::string& qp_name, uint64_t total, ui
     remote["token"] =
         mine.empty() ? OrderedJson(kInvalidToken) : OrderedJson(ref(pick(mine), "token"));
     remote["address"] = address();
-  } else if (r < 8) {
+  } else if (r < 8 || all.empty()) {  // all empty: every object of the peer is undefined
     remote["token"] = kInvalidToken;
     remote["address"] = address();
   } else if (r < 12 && !descriptors.empty()) {  // through a user-mode window descriptor

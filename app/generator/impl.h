@@ -3,6 +3,7 @@
 // the random actions).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -21,7 +22,8 @@ constexpr uint32_t kInvalidToken = 0x7fff00;  // an index no scenario creates
 // VALID, and the token the consumer holds is current (a failed FastRegister or Bind leaves
 // the consumer with a tag the object never got).
 inline bool usable(const refm::Mpt& m) {
-  return m.exists && m.valid && (m.kind == refm::MptKind::Mr || m.consumer_tag == m.tag);
+  return m.exists && !m.undefined && m.valid &&
+         (m.kind == refm::MptKind::Mr || m.consumer_tag == m.tag);
 }
 
 // "$name.field" and "$name.field+n": references the runner resolves when the step runs.
@@ -101,6 +103,11 @@ class Generator {
   size_t pairs_ = 0;  // names handed out
   size_t mrs_[2] = {0, 0}, frs_[2] = {0, 0}, mws_[2] = {0, 0}, bufs_[2] = {0, 0};
   std::vector<std::pair<std::string, uint32_t>> saved_;  // saved tokens and their node
+  std::map<std::string, std::string> saved_of_;           // saved token -> its object
+  // A saved token whose object is undefined now (SPEC.md 4): its outcome is too.
+  bool saved_undefined(const std::string& name) const {
+    return model_->state().mpts.at(saved_of_.at(name)).undefined;
+  }
   bool second_pd_ = false;
 };
 

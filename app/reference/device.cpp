@@ -77,6 +77,22 @@ void ReferenceModel::execute_request(const std::string& name, const Request& r) 
   Completion c{STATUS_SUCCESS, type_of(r.op), r.context, qp.context, 0, 0, name, true, r.index};
   if (qp.error) {
     c.status = STATUS_CANCELLED;  // SPEC.md 4: queued or posted after the first error
+    // SPEC.md 4: a CANCELLED Bind, FastRegister or Invalidate may or may not have taken
+    // effect: the objects it changes are undefined (a window's region: its bound windows).
+    auto undefine = [this](const std::string& object) {
+      if (object.empty() || !state_.mpts.count(object)) return;
+      Mpt& m = state_.mpts.at(object);
+      m.undefined = true;
+      if (m.kind == MptKind::Mw && !m.region.empty()) state_.mpts.at(m.region).undefined = true;
+    };
+    if (r.op == Op::Bind) {
+      undefine(r.mw);
+      undefine(r.mr);
+    } else if (r.op == Op::FastRegister) {
+      undefine(r.mr);
+    } else if (r.op == Op::Invalidate) {
+      if (const Mpt* m = object_of(qp.node, r.target_token)) undefine(m->name);
+    }
     complete(name, c);
     return;
   }
@@ -98,7 +114,7 @@ void ReferenceModel::execute_request(const std::string& name, const Request& r) 
         status = exec_fast_register(name, r);
         break;
       case Op::Invalidate:
-        status = invalidate(name, r.target_token);  // SPEC.md 5 Invalidate
+        status = invalidate(name, r.target_token, true);  // SPEC.md 5 Invalidate
         break;
       case Op::Read:
       case Op::Write:
@@ -124,6 +140,12 @@ void ReferenceModel::execute_request(const std::string& name, const Request& r) 
       batch.quiet_index = r.index;
     }
     return;
+  }
+  // A refused FastRegister or Bind keeps the object's tag: the consumer's token is the old
+  // one again (SPEC.md 1).
+  if (r.op == Op::Bind || r.op == Op::FastRegister) {
+    Mpt& m = state_.mpts.at(r.op == Op::Bind ? r.mw : r.mr);
+    if (m.consumer_tag == r.new_tag) m.consumer_tag = m.tag;
   }
   // A failure always completes (SPEC.md 2), then the QP is in error (SPEC.md 4).
   batch.failed = true;
@@ -168,7 +190,8 @@ uint32_t ReferenceModel::exec_fast_register(const std::string& name, const Reque
   if (mr.kind != MptKind::FastMr || mr.valid) return STATUS_ACCESS_VIOLATION;
   if (mr.pd != qp.pd) return STATUS_ACCESS_VIOLATION;
   if (r.length > count * kPageSize - r.fbo) return STATUS_ACCESS_VIOLATION;
-  if (r.base_va % kPageSize != r.fbo || r.base_va == 0) return STATUS_ACCESS_VIOLATION;
+  // BaseVA % PAGE_SIZE == FBO: BaseVA 0 is valid exactly when FBO is 0.
+  if (r.base_va % kPageSize != r.fbo) return STATUS_ACCESS_VIOLATION;
   for (const Page& page : r.pages) {
     if (page.offset % kPageSize != 0) return STATUS_ACCESS_VIOLATION;  // misaligned page
   }
@@ -197,13 +220,15 @@ uint32_t ReferenceModel::exec_fast_register(const std::string& name, const Reque
 // fallback, and the timed model's reading): the object is in the QP's PD, and a window is
 // invalidated through the QP it is bound to (a type 2B window). Success: FREE; a window lets
 // go of its region.
-uint32_t ReferenceModel::invalidate(const std::string& qp, uint32_t token) {
+uint32_t ReferenceModel::invalidate(const std::string& qp, uint32_t token, bool by_object) {
   const Qp& on = state_.qps.at(qp);
   const Mpt* found = object_of(on.node, token);
   if (!found) return STATUS_ACCESS_VIOLATION;
   Mpt& m = state_.mpts.at(found->name);
   if (m.kind == MptKind::Mr) return STATUS_ACCESS_VIOLATION;
-  if (uint8_t(token) != m.tag || !m.valid) return STATUS_ACCESS_VIOLATION;
+  // The Invalidate verb names the object (its tag is not checked); a token carried by
+  // SendAndInvalidate or RDMA_READ_LOCAL_INVALIDATE must be current (SPEC.md 5 Invalidate).
+  if ((!by_object && uint8_t(token) != m.tag) || !m.valid) return STATUS_ACCESS_VIOLATION;
   if (m.pd != on.pd || (m.kind == MptKind::Mw && m.bound_qp != qp)) return STATUS_ACCESS_VIOLATION;
   if (m.kind == MptKind::FastMr && m.bound_windows > 0) return STATUS_ACCESS_VIOLATION;
   m.valid = false;

@@ -109,7 +109,7 @@ class ReferenceModel {
   uint32_t exec_fast_register(const std::string& qp, const refm::Request& r);
   uint32_t exec_rdma(const std::string& qp, const refm::Request& r);
   uint32_t exec_send(const std::string& qp, const refm::Request& r);
-  uint32_t invalidate(const std::string& qp, uint32_t token);
+  uint32_t invalidate(const std::string& qp, uint32_t token, bool by_object = false);
   uint32_t check_local(const refm::Qp& qp, const refm::Sge& sge, uint32_t rights) const;
   uint32_t check_remote(const std::string& responder, uint32_t token, uint64_t addr,
                         uint64_t length, uint32_t right) const;

@@ -196,10 +196,6 @@ uint32_t ReferenceModel::post(const Step& s) {
   }
   if (s.op == Op::Bind || s.op == Op::FastRegister)
     state_.mpts.at(s.op == Op::Bind ? s.mw : s.mr).consumer_tag = r.new_tag;
-  if (s.op == Op::Bind && s.zero_based) {
-    // The user-mode Bind returns a descriptor {Base 0, Length, Token} for the peer.
-    descriptors_[s.mw] = Descriptor{r.length, make_token(state_.mpts.at(s.mw).index, r.new_tag)};
-  }
   r.index = qp.sq_posted++;
   if (s.op == Op::Read) state_.batch.reads.push_back(footprint(s.qp, r));
   // DEFER holds the request until a later post rings the doorbell; a Bind always rings it
@@ -210,6 +206,12 @@ uint32_t ReferenceModel::post(const Step& s) {
   }
   ring(s.qp);
   execute_request(s.qp, r);
+  if (s.op == Op::Bind && s.zero_based) {
+    // The user-mode Bind returns a descriptor {Base 0, Length, Token} for the peer once the
+    // bind has run: the window's token, the old one if the device refused it (SPEC.md 1).
+    const Mpt& mw = state_.mpts.at(s.mw);
+    descriptors_[s.mw] = Descriptor{r.length, make_token(mw.index, mw.consumer_tag)};
+  }
   return STATUS_SUCCESS;
 }
 

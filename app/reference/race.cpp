@@ -59,6 +59,14 @@ std::string ReferenceModel::race(const Step& s) const {
         return "MR \"" + name + "\" is still being registered asynchronously (wait_async first)";
     }
   }
+  // SPEC.md 4: after a CANCELLED Bind, FastRegister or Invalidate the object's state and
+  // token are undefined; a scenario must not depend on them.
+  for (const std::string& name : names_in(s)) {
+    auto it = state_.mpts.find(name);
+    if (it != state_.mpts.end() && it->second.undefined)
+      return "the state of \"" + name +
+             "\" is undefined: a Bind, FastRegister or Invalidate of it completed CANCELLED";
+  }
   if (s.op == Op::Poll) {
     // The model is untimed: it cannot tell whether completions arrive within a timeout
     // shorter than the default (an RNR retry series takes tens of microseconds).

@@ -57,7 +57,10 @@ struct Mpt {
   std::string pd;
   bool valid = false;        // VALID, else FREE
   uint8_t tag = 0;           // the object's current tag: a token must carry it
-  uint8_t consumer_tag = 0;  // fast-register MRs and windows: the tag the consumer gave last
+  uint8_t consumer_tag = 0;  // fast-register MRs and windows: the tag of the token it reports
+  // A Bind, FastRegister or Invalidate of it completed CANCELLED: its state and token are
+  // undefined (SPEC.md 4); the model predicts nothing that names it from then on.
+  bool undefined = false;
   uint32_t rights = 0;
   uint64_t base_va = 0;
   uint64_t length = 0;
@@ -83,7 +86,7 @@ struct Mpt {
 
 // The token the consumer holds for an object (`$NAME.token`): a normal region's carries the
 // tag its registration gave it; for fast-register regions and windows the consumer picks the
-// next tag when it posts (SPEC.md 1), whether or not the device accepts it.
+// next tag when it posts, and keeps the old one if the device refuses it (SPEC.md 1).
 inline uint32_t token_of(const Mpt& m) {
   if (!m.exists) return 0;
   return make_token(m.index, m.kind == MptKind::Mr ? m.tag : m.consumer_tag);

@@ -41,7 +41,7 @@ void exec_poll(RunContext& ctx, const Step& step, StepResult& result) {
   host::Adapter& a = ctx.adapter_of(step.cq);
   const uint32_t cq = ctx.handle(step.cq);
   const sc_core::sc_time timeout(double(step.timeout_ns), sc_core::SC_NS);
-  result.completions = a.WaitCq(cq, step.count, timeout);
+  result.completions = a.WaitCq(cq, step.count, timeout, &result.took_effect);
   const auto& got = result.completions;
   const std::string within = " within " + std::to_string(step.timeout_ns) + " ns";
   if (step.count == 0 && !got.empty()) {

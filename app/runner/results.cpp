@@ -40,13 +40,19 @@ double rounded(double value, double scale) {
   return std::round(value * scale) / scale;
 }
 
-json completion_json(const ndk::NDK_RESULT_EX& r) {
-  return json{{"type", ndk::operation_type_name(r.Type)},
-              {"status", ndk::status_name(r.Status)},
-              {"context", r.RequestContext},
-              {"bytes", r.BytesTransferred},
-              {"qp_context", r.QPContext},
-              {"type_specific", r.TypeSpecific}};
+json completion_json(const ndk::NDK_RESULT_EX& r, bool took_effect) {
+  json j{{"type", ndk::operation_type_name(r.Type)},
+         {"status", ndk::status_name(r.Status)},
+         {"context", r.RequestContext},
+         {"bytes", r.BytesTransferred},
+         {"qp_context", r.QPContext},
+         {"type_specific", r.TypeSpecific}};
+  // SPEC.md 4: whether a FastRegister, Bind or Invalidate changed its object (a CANCELLED
+  // one may or may not have); a field of the results, not of NDK_RESULT_EX.
+  if (r.Type == ndk::NdkOperationTypeFastRegister || r.Type == ndk::NdkOperationTypeBind ||
+      r.Type == ndk::NdkOperationTypeInvalidate)
+    j["took_effect"] = took_effect;
+  return j;
 }
 
 json step_json(const StepResult& s) {
@@ -57,7 +63,9 @@ json step_json(const StepResult& s) {
          {"sim_ns_start", s.start_ns},
          {"sim_ns_end", s.end_ns}};
   json completions = json::array();
-  for (const auto& r : s.completions) completions.push_back(completion_json(r));
+  for (size_t i = 0; i < s.completions.size(); ++i)
+    completions.push_back(
+        completion_json(s.completions[i], i < s.took_effect.size() && s.took_effect[i]));
   j["completions"] = completions;
   json metrics = json::object();
   for (const auto& [name, value] : s.metrics) metrics[name] = value;

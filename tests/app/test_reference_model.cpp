@@ -190,9 +190,9 @@ TEST_CASE("reference model: fast register, FBO and the consumer's tag", "[app]")
   CHECK(sink[4299] == 199);
   // SPEC.md 5 FastRegister: BaseVA % PAGE_SIZE must be FBO.
   check(p.polled(7).at(0), 3, NdkOperationTypeFastRegister, STATUS_ACCESS_VIOLATION);
-  // The consumer advanced the tag when it posted: its token for frA2 is now stale.
+  // SPEC.md 1: the refused FastRegister leaves the tag, so the consumer's token is current.
   const auto& fr = p.model.state().mpts.at("frA2");
-  CHECK(fr.consumer_tag != fr.tag);
+  CHECK(fr.consumer_tag == fr.tag);
   CHECK(p.status(8) == STATUS_IMPLEMENTATION_LIMIT);  // above FRMRPageCount
 }
 
@@ -352,4 +352,35 @@ TEST_CASE("the reference model refuses what it cannot predict", "[app]") {
   RefOptions bad;
   bad.broken_rule = "no-such-rule";
   CHECK_THROWS_AS(ReferenceModel(random, bad), RefUnsupported);
+}
+
+TEST_CASE("reference model: a refused rebind keeps the window's token and descriptor", "[app]") {
+  const Play p(R"(
+    {"op": "create_cq", "node": "B", "name": "cqB2", "depth": 64},
+    {"op": "create_cq", "node": "A", "name": "cqA2", "depth": 64},
+    {"op": "create_qp", "name": "qpB2", "pd": "pdB", "cq": "cqB2"},
+    {"op": "create_qp", "name": "qpA2", "pd": "pdA", "cq": "cqA2"},
+    {"op": "connect", "qp": "qpA2", "peer": "qpB2"},
+    {"op": "bind", "qp": "qpB", "mr": "mrB", "mw": "mwB", "offset": 4096, "length": 4096, "flags": ["ALLOW_REMOTE_READ"], "zero_based": true, "context": 1},
+    {"op": "poll", "cq": "cqB", "count": 1},
+    {"op": "save", "name": "first", "value": "$mwB.token"},
+    {"op": "bind", "qp": "qpB2", "mr": "mrB", "mw": "mwB", "offset": 0, "length": 4096, "flags": ["ALLOW_REMOTE_READ"], "zero_based": true, "context": 2},
+    {"op": "poll", "cq": "cqB2", "count": 1},
+    {"op": "read", "qp": "qpA", "sgl": [{"mr": "mrA", "offset": 0, "length": 16}], "remote": {"descriptor": "mwB", "offset": 8}, "context": 3},
+    {"op": "poll", "cq": "cqA", "count": 1},
+    {"op": "bind", "qp": "qpB2", "mr": "mrB", "mw": "mwB", "offset": 0, "length": 4096, "flags": ["ALLOW_REMOTE_READ"], "context": 4},
+    {"op": "poll", "cq": "cqB2", "count": 1}
+  )");
+  check(p.polled(6).at(0), 1, NdkOperationTypeBind, STATUS_SUCCESS);
+  check(p.polled(9).at(0), 2, NdkOperationTypeBind, STATUS_ACCESS_VIOLATION);
+  // SPEC.md 1: the refused rebind leaves the window's tag; its token and descriptor still work.
+  const auto& mw = p.model.state().mpts.at("mwB");
+  CHECK(p.model.state().saved.at("first") == (uint64_t(mw.index) << 8 | mw.tag));
+  check(p.polled(11).at(0), 3, NdkOperationTypeRead, STATUS_SUCCESS);
+  CHECK(p.model.memory("sink")[0] == uint8_t(4096 + 8));
+  // SPEC.md 4: a Bind posted on a QP in error completes CANCELLED; the window is undefined
+  // from then on, and a step naming it is not predictable.
+  check(p.polled(13).at(0), 4, NdkOperationTypeBind, STATUS_CANCELLED);
+  CHECK(mw.undefined);
+  CHECK(p.model.state().mpts.at("mrB").undefined);
 }

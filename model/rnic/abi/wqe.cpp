@@ -73,6 +73,7 @@ void Cqe::encode(uint8_t* out) const {
   out[0] = uint8_t(status);
   out[1] = uint8_t(opcode);
   out[2] = owner;
+  out[3] = took_effect;
   put_le<uint32_t>(out + 4, byte_count);
   put_le<uint64_t>(out + 8, wr_id);
   put_le<uint32_t>(out + 16, qpn);
@@ -85,6 +86,7 @@ Cqe Cqe::decode(const uint8_t* in) {
   c.status = CqeStatus(in[0]);
   c.opcode = CqeOpcode(in[1]);
   c.owner = in[2];
+  c.took_effect = in[3];
   c.byte_count = get_le<uint32_t>(in + 4);
   c.wr_id = get_le<uint64_t>(in + 8);
   c.qpn = get_le<uint32_t>(in + 16);

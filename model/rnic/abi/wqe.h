@@ -106,6 +106,9 @@ struct Cqe {
   uint32_t qpn = 0;
   uint32_t invalidated_token = 0;
   uint32_t wqe_index = 0;  // send queue: index of the WQE completed (frees ring slots)
+  // Bind, FastRegister, Invalidate: the device executed it and it changed the object (set
+  // also when it completes CANCELLED behind an earlier error, SPEC.md 4). Not in NDK_RESULT_EX.
+  uint8_t took_effect = 0;
 
   void encode(uint8_t* out) const;  // kCqeBytes
   static Cqe decode(const uint8_t* in);

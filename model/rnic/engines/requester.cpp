@@ -162,14 +162,21 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     execute_outbound(qpn, qp, copy, sequence, wqe, delay);
   } else if (wqe.opcode == WqeOpcode::Bind) {
     const CqeStatus status = execute_bind(qpn, *context, wqe, trace_id, delay);
-    if (Pending* p = find(qp, sequence)) finish(qp, *p, status);
+    if (Pending* p = find(qp, sequence)) {
+      p->took_effect = status == CqeStatus::Success;
+      finish(qp, *p, status);
+    }
   } else if (wqe.opcode == WqeOpcode::FastRegister) {
     const CqeStatus status = execute_fast_register(qpn, *context, wqe, trace_id, delay);
-    if (Pending* p = find(qp, sequence)) finish(qp, *p, status);
+    if (Pending* p = find(qp, sequence)) {
+      p->took_effect = status == CqeStatus::Success;
+      finish(qp, *p, status);
+    }
   } else if (wqe.opcode == WqeOpcode::Invalidate) {
     const QpcEntry copy = *context;
     const CqeStatus status = execute_invalidate(qpn, qp, copy, sequence, wqe, trace_id, delay);
     Pending* p = find(qp, sequence);
+    if (p && status == CqeStatus::Success) p->took_effect = true;
     if (p && !p->done) finish(qp, *p, status);
   } else {
     // Not executed by this version of the device: a local QP operation error.
@@ -406,6 +413,7 @@ void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
     record.cqe.wr_id = p.wr_id;
     record.cqe.qpn = qpn;
     record.cqe.wqe_index = p.wqe_index;
+    record.cqe.took_effect = p.took_effect ? 1 : 0;
     record.trace_id = p.trace_id;
     sc_core::sc_time d = delay;
     send_message(pool_, cq_isock, record, d);

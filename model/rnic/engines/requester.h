@@ -77,6 +77,7 @@ class Requester : public sc_core::sc_module {
     uint64_t started_ps = 0;      // execution start (absolute)
     uint64_t sent_ps = 0;         // request handed to the port (absolute)
     CqeStatus status = CqeStatus::Success;
+    bool took_effect = false;  // Bind/FastRegister/Invalidate changed the object (SPEC.md 4)
     uint32_t bytes = 0;
     uint8_t sinks = 0;
     uint16_t sink_access = 0;  // rights the sinks were checked for

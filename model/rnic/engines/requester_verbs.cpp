@@ -216,6 +216,7 @@ CqeStatus Requester::execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntr
   req.trace_id = trace_id;
   req.op = ProtectionOp::Invalidate;
   req.token = wqe.remote_token;
+  req.by_object = true;  // the Invalidate verb names the object (SPEC.md 5 Invalidate)
   req.pd = context.pd;
   req.qpn = qpn;
   send_message(pool_, check_isock, req, delay);

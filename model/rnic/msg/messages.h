@@ -74,6 +74,8 @@ struct ProtectionRequest {
   uint32_t mr_token = 0;
   uint16_t rights = 0;   // MptAccess bits the window (Bind) or region (FastRegister) grants
   uint8_t zero_based = 0;
+  // Invalidate only: the verb names the object, its tag is not checked (SPEC.md 5 Invalidate)
+  bool by_object = false;
   // FastRegister only
   uint32_t page_count = 0;
   uint32_t fbo = 0;

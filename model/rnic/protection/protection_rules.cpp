@@ -96,7 +96,8 @@ CqeStatus check_fast_register(const MptEntry& mr, const ProtectionRequest& req,
   if (mr.kind != MptKind::FastMr || mr.state != MptState::Free) return CqeStatus::LocalProtection;
   if (mr.pd != req.pd) return CqeStatus::LocalProtection;
   if (req.page_count == 0 || req.page_count > mr.page_capacity) return CqeStatus::LocalProtection;
-  if (req.fbo >= page_bytes || req.va == 0 || req.va % page_bytes != req.fbo)
+  // BaseVA % PAGE_SIZE == FBO: BaseVA 0 is valid when FBO is 0 (SPEC.md 5 FastRegister).
+  if (req.fbo >= page_bytes || req.va % page_bytes != req.fbo)
     return CqeStatus::LocalProtection;
   if (req.length > uint64_t(req.page_count) * page_bytes - req.fbo)
     return CqeStatus::LocalProtection;
@@ -122,7 +123,9 @@ void apply_fast_register(MptEntry& mr, const ProtectionRequest& req) {
 CqeStatus apply_invalidate(MptEntry& object, const ProtectionRequest& req) {
   if (object.kind != MptKind::FastMr && object.kind != MptKind::Mw)
     return CqeStatus::LocalProtection;  // normally registered MRs are never invalidated
-  if (object.tag != token_tag(req.token) || object.state != MptState::Valid)
+  // SendAndInvalidate and RDMA_READ_LOCAL_INVALIDATE carry a token: it must be current; the
+  // Invalidate verb names the object (SPEC.md 5 Invalidate).
+  if ((!req.by_object && object.tag != token_tag(req.token)) || object.state != MptState::Valid)
     return CqeStatus::LocalProtection;
   if (object.pd != req.pd) return CqeStatus::LocalProtection;
   if (object.kind == MptKind::Mw && object.bound_qpn != req.qpn)
