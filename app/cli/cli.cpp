@@ -7,6 +7,7 @@
 #include <new>
 
 #include "app/cli/commands.h"
+#include "app/runner/output_files.h"
 #include "app/runner/results.h"
 #include "app/scenario/text.h"
 
@@ -65,6 +66,11 @@ int write_output(const CommandContext& c, const std::string& text) {
   if (path.empty()) {
     c.out << text;
     return kExitPassed;
+  }
+  const std::string refused = check_output_file("--out", path, c.options.files);
+  if (!refused.empty()) {
+    c.err << "rnicsim: " << refused << '\n';
+    return kExitInvalid;
   }
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file << text;

@@ -213,6 +213,10 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
         *error = "unknown option " + quote(arg) + " for " + o->command;
         return false;
       }
+      if (!option->value && has_value) {
+        *error = arg + " takes no value (got " + quote(arg + "=" + value) + ")";
+        return false;
+      }
       if (option->value && !has_value) {
         if (i + 1 >= args.size()) {
           *error = arg + " needs a value";

@@ -9,6 +9,8 @@
 
 #include "app/cli/commands.h"
 #include "app/observe/trace_writer.h"
+#include "app/observe/vcd_probe.h"
+#include "app/runner/output_files.h"
 #include "app/runner/results.h"
 #include "app/runner/runner.h"
 #include "app/runner/stats_table.h"
@@ -105,6 +107,23 @@ int cmd_run(const CommandContext& c) {
     }
   } else if (!o.out.empty()) {
     out_paths.push_back(o.out);
+  }
+  // Every output, checked before simulating (a typo must not throw a finished run away).
+  std::vector<std::pair<std::string, std::string>> outputs;  // option, path
+  for (const std::string& path : out_paths) {
+    outputs.emplace_back(o.out_dir.empty() ? "--out" : "--out-dir", path);
+  }
+  if (!o.trace.empty()) outputs.emplace_back("--trace", o.trace);
+  if (!o.vcd.empty()) {
+    outputs.emplace_back("--vcd", o.vcd);
+    // SystemC's VCD writer appends ".vcd": that file is written too, then moved to the name.
+    const std::string written = vcd_written_name(o.vcd);
+    if (written != o.vcd) outputs.emplace_back("--vcd", written);
+  }
+  const std::string refused = check_outputs(outputs, o.files);
+  if (!refused.empty()) {
+    err << "rnicsim: " << refused << '\n';
+    return kExitInvalid;
   }
   std::vector<const Scenario*> list;
   std::vector<uint64_t> seeds;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/runner/output_files.h"
 #include "model/host/pcie_link.h"
 
 namespace rnic::app {
@@ -20,12 +21,16 @@ const Counter* find_counter(const StatGroup& group, const char* name) {
 
 }  // namespace
 
+std::string vcd_written_name(const std::string& file) {
+  const bool has_suffix = file.size() > 4 && file.compare(file.size() - 4, 4, ".vcd") == 0;
+  return has_suffix ? file : file + ".vcd";
+}
+
 VcdProbe::VcdProbe(sc_core::sc_module_name name, System& system, const std::string& file,
                    const sc_core::sc_time& period)
     : sc_module(name), period_(period), file_(file) {
-  const bool has_suffix = file.size() > 4 && file.compare(file.size() - 4, 4, ".vcd") == 0;
-  const std::string base = has_suffix ? file.substr(0, file.size() - 4) : file;
-  written_ = base + ".vcd";
+  written_ = vcd_written_name(file);
+  const std::string base = written_.substr(0, written_.size() - 4);
   trace_ = sc_core::sc_create_vcd_trace_file(base.c_str());
   // Picoseconds: the model's times are not whole nanoseconds (clock periods, link rates).
   // SystemC says so as an info message; the summary line is the only stdout output.
@@ -119,10 +124,8 @@ std::string VcdProbe::close() {
   if (!trace_) return {};
   sc_core::sc_close_vcd_trace_file(trace_);
   trace_ = nullptr;
-  if (written_ != file_ && std::rename(written_.c_str(), file_.c_str()) != 0) {
-    return "cannot rename " + written_ + " to " + file_;
-  }
-  return {};
+  // SystemC appends ".vcd": move its file to the name asked for, never replacing a link.
+  return written_ != file_ ? move_output_file(written_, file_) : std::string();
 }
 
 }  // namespace rnic::app

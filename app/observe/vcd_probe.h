@@ -19,6 +19,10 @@
 
 namespace rnic::app {
 
+// The file SystemC's VCD writer creates for `file`: FILE itself when it ends in ".vcd", else
+// FILE.vcd (moved to FILE at close()).
+std::string vcd_written_name(const std::string& file);
+
 class VcdProbe : public sc_core::sc_module {
  public:
   // Creates FILE (SystemC's VCD writer; ".vcd" is appended unless FILE ends in it and the file
