@@ -1,0 +1,549 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The parameter sweep behind scripts/sweep: grids and linked (zipped) keys, points and their
+identities for --resume, running them locally or on a Dask cluster, results.csv rows, and
+plots with units. scripts/sweep is its command line."""
+import copy
+import csv
+import hashlib
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+import rnicsim
+from rnicsim import binary, cli, plots, units
+from rnicsim.results import run_text, set_args, workload_indices
+
+METRICS = ("ops", "bytes", "sim_ns", "mops", "gbps", "latency_ns.p50", "latency_ns.p90",
+           "latency_ns.p99", "latency_ns.max", "mtt.hit_rate", "mpt.hit_rate")
+STEP_KEY = re.compile(r"^steps\[(-?\d+(?:,-?\d+)*)\]((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$")
+FIXED_COLUMNS = ["point", "passed", "exit_code", "sim_ns", "wall_s"]
+MARKERS = ["o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h", "p"]
+LINESTYLES = ["-", "--", "-.", ":"]
+
+
+class UsageError(Exception):
+    pass
+
+
+def need(modules):
+    """The optional modules, re-running under Debian's python3 once if need be."""
+    try:
+        plots.need(modules)
+    except plots.MissingModules as e:
+        raise UsageError(str(e)) from e
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments
+
+def find_rnicsim(explicit, build=True):
+    try:
+        return binary.find_rnicsim(explicit, build)
+    except binary.RnicsimNotFound as e:
+        raise UsageError(str(e)) from e
+
+
+def config_units(exe):
+    """{config key: unit} (`rnicsim params`)."""
+    try:
+        return units.param_units(exe)
+    except subprocess.CalledProcessError as e:
+        raise UsageError(f"`{exe} params` failed: {e.stderr.strip()}") from e
+
+
+def parse_value(text):
+    """A grid value for a scenario field: an integer, a real, else a string."""
+    try:
+        return int(text, 0)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def resolve_step_path(scenario, key):
+    """([step index, ...], [field, ...]) for steps[N].a.b or steps[N,M,...].a.b (the same field
+    of several steps, set together), checked against the scenario; None if not such a key."""
+    m = STEP_KEY.match(key)
+    if not m:
+        return None
+    steps = scenario.get("steps", [])
+    fields = m.group(2)[1:].split(".")
+    indices = []
+    for n in (int(t) for t in m.group(1).split(",")):
+        if not -len(steps) <= n < len(steps):
+            raise UsageError(f"grid key {key}: the scenario has {len(steps)} steps")
+        index = n % len(steps)
+        node = steps[index]
+        for depth, field in enumerate(fields[:-1]):
+            if not isinstance(node.get(field), dict):
+                raise UsageError(f"grid key {key}: step {index} ({steps[index].get('op')}) has "
+                                 f"no object {'.'.join(fields[:depth + 1])}")
+            node = node[field]
+        indices.append(index)
+    return indices, fields
+
+
+def set_step_field(scenario, indices, fields, value):
+    for index in indices:
+        node = scenario["steps"][index]
+        for field in fields[:-1]:
+            node = node[field]
+        node[fields[-1]] = value
+
+
+def parse_grid(specs, scenario, known_keys, option="--grid", taken=()):
+    """[(key, kind, [values], path)] from KEY=V1,V2,... specs."""
+    grid = []
+    for spec in specs:
+        key, eq, values = spec.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise UsageError(f"{option} {spec!r}: expected KEY=V1,V2,...")
+        items = [v.strip() for v in values.split(",")]
+        if not values.strip() or any(not v for v in items):
+            raise UsageError(f"{option} {key}: empty value in {values!r}")
+        if len(set(items)) != len(items):
+            raise UsageError(f"{option} {key}: repeated value in {values!r}")
+        if any(g[0] == key for g in grid) or key in taken:
+            raise UsageError(f"{key} given twice (--grid / --zip)")
+        path = resolve_step_path(scenario, key)
+        if path is not None:
+            grid.append((key, "step", items, path))
+        elif key in known_keys:
+            grid.append((key, "config", items, None))
+        else:
+            raise UsageError(f"unknown grid key {key!r}: not a config key (see `rnicsim params`) "
+                             "nor a scenario field steps[N].FIELD")
+    return grid
+
+
+def parse_zip(specs, scenario, known_keys, grid_keys):
+    """The --zip keys, as parse_grid() entries, checked to have as many values each."""
+    zipped = parse_grid(specs, scenario, known_keys, "--zip", grid_keys)
+    lengths = {len(z[2]) for z in zipped}
+    if len(lengths) > 1:
+        raise UsageError("--zip keys need the same number of values: " + ", ".join(
+            f"{z[0]} has {len(z[2])}" for z in zipped))
+    return zipped
+
+
+def parse_plot(spec, grid_keys, workload):
+    plot = {"logx": False, "logy": False, "series": None, "file": None, "xlabel": None,
+            "ylabel": None, "title": None}
+    for part in re.split(r",(?![^\[]*\])", spec):  # not the commas of steps[N,M]
+        part = part.strip()
+        if part in ("logx", "logy"):
+            plot[part] = True
+            continue
+        name, eq, value = part.partition("=")
+        if not eq or name not in ("x", "y", "series", "file", "xlabel", "ylabel", "title") \
+                or not value:
+            raise UsageError(f"--plot {spec!r}: bad part {part!r} (expected x=KEY, y=METRIC, "
+                             "series=KEY, file=NAME.png, logx, logy, xlabel=, ylabel=, title=)")
+        plot[name] = value
+    if "x" not in plot or "y" not in plot:
+        raise UsageError(f"--plot {spec!r}: needs x=KEY and y=METRIC")
+    for axis in ("x", "series"):
+        if plot[axis] is not None and plot[axis] not in grid_keys:
+            raise UsageError(f"--plot {spec!r}: {axis}={plot[axis]} is not a grid key "
+                             f"({', '.join(grid_keys)})")
+    if plot["series"] == plot["x"]:
+        raise UsageError(f"--plot {spec!r}: series and x are the same key")
+    y = plot["y"]
+    step = re.match(r"^step(\d+)\.(.+)$", y)
+    if not (y in ("sim_ns", "wall_s", "passed", "exit_code") or (y in METRICS and workload)
+            or (step and int(step.group(1)) in workload and step.group(2) in METRICS)):
+        raise UsageError(f"--plot {spec!r}: y={y} is not a metric ({', '.join(METRICS)}) of the "
+                         f"last workload step, nor stepN.METRIC for a workload step N "
+                         f"({', '.join(str(i) for i in workload) or 'none'}), nor sim_ns/wall_s")
+    return plot
+
+
+def validate_values(exe, scenario_path, scenario, grid, sets):
+    """Every config value alone, and every scenario-field value alone, through `rnicsim
+    validate`: a bad value is an argument error (exit 2) before anything runs."""
+    def check(text, extra, what):
+        with tempfile.TemporaryDirectory(prefix="rnicsim-sweep-") as tmp:
+            path = os.path.join(tmp, os.path.basename(scenario_path))
+            with open(path, "w") as f:
+                f.write(text)
+            proc = subprocess.run([exe, "validate", path, "--quiet"] + extra,
+                                  capture_output=True, text=True, env=binary.env())
+        if proc.returncode != 0:
+            message = proc.stderr.strip().replace(path, os.path.basename(scenario_path))
+            raise UsageError(f"{what}: {message}")
+
+    base_text = json.dumps(scenario, indent=1)
+    base_sets = set_args(sets)
+    check(base_text, base_sets, "scenario")
+    for key, kind, values, path in grid:
+        for value in values:
+            if kind == "config":
+                check(base_text, base_sets + ["--set", f"{key}={value}"], f"--grid {key}={value}")
+            else:
+                modified = copy.deepcopy(scenario)
+                set_step_field(modified, path[0], path[1], parse_value(value))
+                check(json.dumps(modified, indent=1), base_sets, f"--grid {key}={value}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Points, CSV, plots
+
+def combinations(grid, zipped):
+    """[{key: value}] in order: the cartesian product of the grid keys' values, each crossed
+    with the zip keys' values taken together (the zip list varies fastest)."""
+    factors = [[{key: v} for v in values] for key, _, values, _ in grid]
+    if zipped:
+        factors.append([{z[0]: z[2][i] for z in zipped} for i in range(len(zipped[0][2]))])
+    return [dict(kv for part in combo for kv in part.items())
+            for combo in itertools.product(*factors)]
+
+
+def make_points(scenario, grid, zipped, sets, seed):
+    points = []
+    keys = grid + zipped
+    for combo in combinations(grid, zipped):
+        modified = copy.deepcopy(scenario)
+        args = set_args(sets)
+        if seed is not None:
+            args += ["--seed", str(seed)]
+        params = {}
+        for key, kind, _, path in keys:
+            value = combo[key]
+            params[key] = value
+            if kind == "config":
+                args += ["--set", f"{key}={value}"]
+            else:
+                set_step_field(modified, path[0], path[1], parse_value(value))
+        text = json.dumps(modified, indent=1)
+        points.append({"params": params, "text": text, "args": args,
+                       "scenario_sha256": hashlib.sha256(text.encode()).hexdigest()})
+    return points
+
+
+def point_identity(params, args, sha):
+    return json.dumps([params, args, sha], sort_keys=True)
+
+
+CHECKPOINT = "points.partial.jsonl"
+
+
+def point_record(number, point, outcome):
+    """A point as results.json (and the checkpoint) hold it."""
+    return {"point": number, "params": point["params"], "args": point["args"],
+            "scenario_sha256": point["scenario_sha256"], "exit_code": outcome["exit_code"],
+            "passed": outcome["exit_code"] == 0, "reused": bool(outcome.get("reused")),
+            "wall_s": outcome["wall_s"], "ran_in": outcome["ran_in"],
+            "stderr": outcome["stderr"], "results": outcome["results"]}
+
+
+def previous_outcomes(out_dir):
+    """{point identity: outcome} of the points that passed in DIR/results.json and in
+    DIR/points.partial.jsonl (the points an interrupted sweep finished)."""
+    records = []
+    path = os.path.join(out_dir, "results.json")
+    if os.path.exists(path):
+        try:
+            with open(path) as f:
+                records += json.load(f).get("points", [])
+        except ValueError as e:
+            raise UsageError(f"--resume: {path} is not JSON: {e}") from e
+    partial = os.path.join(out_dir, CHECKPOINT)
+    if os.path.exists(partial):
+        with open(partial) as f:
+            for line in f:
+                try:
+                    records.append(json.loads(line))
+                except ValueError:
+                    pass  # a line cut short by the interruption
+    kept = {}
+    for p in records:
+        if not p.get("passed") or p.get("exit_code") != 0 or not p.get("scenario_sha256"):
+            continue
+        results = p.get("results") or {}
+        kept[point_identity(p.get("params"), p.get("args"), p["scenario_sha256"])] = {
+            "exit_code": 0, "stderr": p.get("stderr", ""), "results": p.get("results"),
+            "wall_s": p.get("wall_s", results.get("wall_s", 0.0)), "ran_in": p.get("ran_in"),
+            "reused": True}
+    return kept
+
+
+def metric_columns(outcomes, workload):
+    """stepN.METRIC for each workload step, metrics in the order rnicsim reports them."""
+    columns = []
+    for index in workload:
+        names = list(METRICS)
+        for outcome in outcomes:
+            results = outcome.get("results") or {}
+            for step in results.get("steps", []):
+                if step.get("index") == index:
+                    for name in step.get("metrics", {}):
+                        if name not in names:
+                            names.append(name)
+        present = {name for outcome in outcomes for step in (outcome.get("results") or {}).get(
+            "steps", []) if step.get("index") == index for name in step.get("metrics", {})}
+        columns += [f"step{index}.{name}" for name in names if name in present]
+    return columns
+
+
+def csv_rows(points, outcomes, columns):
+    rows = []
+    for number, (point, outcome) in enumerate(zip(points, outcomes)):
+        results = outcome.get("results") or {}
+        row = dict(point["params"])
+        row.update({"point": number, "passed": int(outcome["exit_code"] == 0),
+                    "exit_code": outcome["exit_code"], "sim_ns": results.get("sim_ns", ""),
+                    "wall_s": round(results.get("wall_s", outcome["wall_s"]), 4)})
+        by_index = {s.get("index"): s for s in results.get("steps", [])}
+        for column in columns:
+            head, _, name = column.partition(".")
+            value = by_index.get(int(head[4:]), {}).get("metrics", {}).get(name, "")
+            row[column] = format_number(value)
+        rows.append(row)
+    return rows
+
+
+def format_number(value):
+    """Reals to six significant digits, or to 0.1 from 1000 up (no exponents: a CSV to read,
+    not to round-trip); integers as such."""
+    if not isinstance(value, float):
+        return value
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if 1000 <= abs(value) < 1e15:
+        return f"{value:.1f}".rstrip("0").rstrip(".")
+    return f"{value:.6g}"
+
+
+def number(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def file_stem(text):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
+
+
+def plot_file_name(plot, y, workload):
+    """gbps-vs-outstanding[-by-size].png: short names; y keeps its step (step14.gbps) only when
+    there are several workload steps."""
+    y_name = y if len(workload) > 1 else units.short_name(y)
+    name = f"{file_stem(y_name)}-vs-{file_stem(units.short_name(plot['x']))}"
+    if plot["series"]:
+        name += f"-by-{file_stem(units.short_name(plot['series']))}"
+    return name + ".png"
+
+
+def draw_plot(plot, grid_keys, zipped, rows, columns, workload, out_dir, unit_table,
+              used_names):
+    plt = plots.pyplot()
+    y = plot["y"]
+    if y not in columns:
+        if not workload or f"step{workload[-1]}.{y}" not in columns:
+            raise UsageError(f"--plot y={y}: no such column or metric of the last workload step "
+                             f"(columns: {', '.join(columns)})")
+        y = f"step{workload[-1]}.{y}"
+    x = plot["x"]
+    # Keys zipped with x (or with series) vary with it: they split no line.
+    linked = set()
+    for key in (x, plot["series"]):
+        if key in zipped:
+            linked |= set(zipped)
+    group_keys = ([plot["series"]] if plot["series"] else []) + \
+        [k for k in grid_keys if k not in (x, plot["series"]) and k not in linked
+         and len({r[k] for r in rows}) > 1]
+    lines = {}
+    for row in rows:
+        xv, yv = number(row[x]), number(row[y])
+        if xv is None or yv is None or str(row["passed"]) != "1":
+            continue
+        label = ", ".join(units.legend_entry(k, row[k], unit_table) for k in group_keys)
+        lines.setdefault(label, []).append((xv, yv))
+
+    several = len(workload) > 1
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, (label, pts) in enumerate(lines.items()):
+        pts.sort()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=MARKERS[i % len(MARKERS)],
+                linestyle=LINESTYLES[i % len(LINESTYLES)], label=label or None)
+    xs = sorted({p[0] for pts in lines.values() for p in pts})
+    powers_of_two = False
+    if plot["logx"]:
+        powers_of_two = xs and all(v > 0 and v == int(v) and not int(v) & (int(v) - 1) for v in xs)
+        ax.set_xscale("log", base=2 if powers_of_two else 10)
+    if plot["logy"]:
+        ax.set_yscale("log")
+    if units.short_unit(units.unit_of(x, unit_table)) == "B" and plot["logx"] and powers_of_two:
+        # Byte counts on a base-2 axis read as 256 B, 4 KiB, 1 MiB rather than 2^18.
+        from matplotlib.ticker import FuncFormatter
+        ax.xaxis.set_major_formatter(FuncFormatter(
+            lambda v, _: units.value_text(int(v), "bytes") if v >= 1 and v == int(v) else ""))
+    xlabel = plot["xlabel"] or units.axis_label(x, unit_table, show_step=several)
+    ylabel = plot["ylabel"] or units.axis_label(y, unit_table, show_step=several)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+    if any(lines):
+        ax.legend(fontsize="small")
+    ax.set_title(plot["title"] or f"{units.short_name(y)} vs {units.short_name(x)}",
+                 fontsize="medium")
+    fig.tight_layout()
+    name = plot["file"] or plot_file_name(plot, y, workload)
+    if not plot["file"] and name in used_names:  # two plots of the same short names
+        stem, n = name[:-4], 2
+        while f"{stem}-{n}.png" in used_names:
+            n += 1
+        name = f"{stem}-{n}.png"
+    used_names.add(name)
+    path = os.path.join(out_dir, name)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path, xlabel, ylabel
+
+
+# ---------------------------------------------------------------------------------------------
+
+def run_point(exe, text, name, args):
+    """run_text() as a task for a Dask worker (see run_all)."""
+    return run_text(exe, text, name, args)
+
+
+def clock(seconds):
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    return (f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}")
+
+
+def eta_seconds(walls, remaining, parallel):
+    """The time left: the mean wall time of the finished points x the points left / the runs
+    in parallel (None before any point finished)."""
+    if not walls:
+        return None
+    return sum(walls) / len(walls) * remaining / max(1, min(parallel, remaining) or 1)
+
+
+class Progress:
+    """`sweep: 3/9 points, 0:02 elapsed, ETA 0:05` on stderr: redrawn on a terminal, else a
+    line every tenth of the points."""
+
+    def __init__(self, total, parallel):
+        self.total, self.parallel, self.walls = total, parallel, []
+        self.start, self.tty = time.monotonic(), sys.stderr.isatty()
+        self.step = max(1, total // 10)
+
+    def point(self, outcome):
+        self.walls.append(outcome["wall_s"])
+        done = len(self.walls)
+        eta = eta_seconds(self.walls, self.total - done, self.parallel)
+        line = (f"sweep: {done}/{self.total} points, {clock(time.monotonic() - self.start)} "
+                f"elapsed, ETA {clock(eta)}")
+        if self.tty:
+            sys.stderr.write("\r" + line + "   ")
+            if done == self.total:
+                sys.stderr.write("\n")
+        elif done % self.step == 0 or done == self.total:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def run_all(points, exe, scenario_name, jobs, scheduler, done=None):
+    """The outcomes of the points, in order; done(i, outcome) as each finishes."""
+    total = len(points)
+    outcomes = [None] * total
+    if not total:
+        return outcomes
+    if scheduler:
+        import cloudpickle
+        from distributed import Client
+        from distributed import as_completed as dask_completed
+        # The workers need not have scripts/python on their path: the task and the package's
+        # code go by value.
+        cloudpickle.register_pickle_by_value(rnicsim)
+        # Debian's cloudpickle does not extend that to submodules: this one (run_point) too.
+        cloudpickle.register_pickle_by_value(sys.modules[__name__])
+        try:
+            client = Client(scheduler, timeout="20s")
+        except Exception as e:  # noqa: BLE001 (any connection failure)
+            print(f"sweep: cannot connect to {scheduler}: {e}", file=sys.stderr)
+            sys.exit(3)
+        try:
+            progress = Progress(total, sum(client.nthreads().values()) or 1)
+            futures = {client.submit(run_point, exe, p["text"], scenario_name, p["args"],
+                                     pure=False, key=f"rnicsim-point-{i}-{os.getpid()}"): i
+                       for i, p in enumerate(points)}
+            for future in dask_completed(list(futures)):
+                outcomes[futures[future]] = future.result()
+                if done:  # saved before it is announced
+                    done(futures[future], outcomes[futures[future]])
+                progress.point(outcomes[futures[future]])
+        except Exception as e:  # noqa: BLE001 (a worker or the scheduler failed)
+            print(f"sweep: cluster error: {e}", file=sys.stderr)
+            sys.exit(3)
+        finally:
+            client.close()
+    else:
+        progress = Progress(total, jobs)
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(run_text, exe, p["text"], scenario_name, p["args"]): i
+                       for i, p in enumerate(points)}
+            for future in as_completed(futures):
+                outcomes[futures[future]] = future.result()
+                if done:  # saved before it is announced
+                    done(futures[future], outcomes[futures[future]])
+                progress.point(outcomes[futures[future]])
+    return outcomes
+
+
+def replot(args):
+    """--replot DIR: the plots again from DIR/results.csv, nothing run or built."""
+    src = args.replot
+    csv_path = os.path.join(src, "results.csv")
+    if not os.path.isfile(csv_path):
+        raise UsageError(f"--replot {src}: no {csv_path}")
+    if not args.plot:
+        raise UsageError("--replot needs at least one --plot")
+    for option in ("scenario", "resume", "scheduler", "jobs", "seed"):
+        if getattr(args, option):
+            raise UsageError(f"--replot runs nothing: no {option} with it")
+    if args.grid or args.zip or args.sets:
+        raise UsageError("--replot runs nothing: no --grid, --zip or --set with it")
+    with open(csv_path, newline="") as f:
+        reader = csv.DictReader(f)
+        fields = reader.fieldnames or []
+        rows = list(reader)
+    meta = {}
+    if os.path.isfile(os.path.join(src, "results.json")):
+        with open(os.path.join(src, "results.json")) as f:
+            meta = json.load(f)
+    if "point" not in fields:
+        raise UsageError(f"{csv_path}: not a sweep's results.csv (no point column)")
+    grid_keys = fields[:fields.index("point")]
+    zipped = list(meta.get("zip") or {})
+    workload = sorted({int(m.group(1)) for m in (re.match(r"^step(\d+)\.", c) for c in fields)
+                       if m})
+    unit_table = meta.get("units")
+    if unit_table is None:  # an older sweep: config units from a binary, if one is at hand
+        try:
+            unit_table = units.param_units(binary.find_rnicsim(args.rnicsim, build=False))
+        except (binary.RnicsimNotFound, subprocess.CalledProcessError, OSError):
+            unit_table = {}
+    specs = [parse_plot(spec, grid_keys, workload) for spec in args.plot]
+    out_dir = args.out or src
+    os.makedirs(out_dir, exist_ok=True)
+    used = set()
+    for plot in specs:
+        path, xlabel, ylabel = draw_plot(plot, grid_keys, zipped, rows, fields, workload,
+                                         out_dir, unit_table, used)
+        print(f"sweep: wrote {path} (x: {xlabel}; y: {ylabel})")
+    return 0
