@@ -160,10 +160,17 @@ int cmd_run(const CommandContext& c) {
         err << file << ": " << run.message << '\n';
         raise(kExitFailed);
         break;
-      case RunOutcome::Invalid:
-        err << file << ": " << run.message << '\n';
+      case RunOutcome::Invalid: {
+        // Found while running: the same "file:line:col: " as a load error, where it can.
+        size_t line = 0, column = 0;
+        err << file;
+        if (locate_in_file(file, run.invalid_path, &line, &column)) {
+          err << ':' << line << ':' << column;
+        }
+        err << ": " << run.message << '\n';
         raise(kExitInvalid);
         break;
+      }
       case RunOutcome::Internal:
         err << file << ": internal error: " << run.message << '\n';
         raise(kExitInternal);

@@ -21,7 +21,11 @@ namespace rnic::app {
 class StepInvalid : public std::runtime_error {
  public:
   StepInvalid(const JsonPath& path, const std::string& message)
-      : std::runtime_error(path.empty() ? message : path.str() + ": " + message) {}
+      : std::runtime_error(path.empty() ? message : path.str() + ": " + message), path_(path) {}
+  const JsonPath& path() const { return path_; }
+
+ private:
+  JsonPath path_;
 };
 
 struct RtObject {

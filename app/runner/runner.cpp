@@ -118,6 +118,7 @@ class Driver : public sc_core::sc_module {
     } catch (const StepInvalid& e) {
       result_.outcome = RunOutcome::Invalid;
       result_.message = e.what();
+      result_.invalid_path = e.path();
     } catch (const std::exception& e) {
       result_.outcome = RunOutcome::Internal;
       result_.message = e.what();

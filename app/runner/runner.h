@@ -64,6 +64,7 @@ enum class RunOutcome {
 struct RunResult {
   RunOutcome outcome = RunOutcome::Passed;
   std::string message;            // Invalid / Internal: the reason; Failed: the failed step's line
+  JsonPath invalid_path;          // Invalid at run time: the value's path, to find its line
   std::vector<StepResult> steps;  // the steps that ran, in order
   uint64_t sim_ns = 0;
   double wall_s = 0;

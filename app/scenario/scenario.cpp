@@ -215,15 +215,17 @@ Scenario load_scenario(const std::string& text, const std::vector<std::string>& 
   return sc;
 }
 
-Scenario load_scenario_file(const std::string& file_name,
-                            const std::vector<std::string>& overrides) {
+namespace {
+
+// The file's text, read at most one chunk past the size limit (a FIFO or /dev/zero must not
+// grow memory unbounded); a ScenarioError with an empty path when it cannot be read.
+std::string read_text(const std::string& file_name) {
   struct stat info {};
   if (::stat(file_name.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
     throw ScenarioError(JsonPath(), quote(file_name) + " is a directory, not a scenario file");
   }
   std::ifstream in(file_name, std::ios::binary);
   if (!in) throw ScenarioError(JsonPath(), "cannot open " + quote(file_name));
-  // Read at most one byte past the limit: a FIFO or /dev/zero must not grow memory unbounded.
   std::string text;
   char chunk[1 << 16];
   while (text.size() <= kMaxFileBytes && in.read(chunk, sizeof chunk).gcount() > 0) {
@@ -231,7 +233,29 @@ Scenario load_scenario_file(const std::string& file_name,
   }
   if (in.bad()) throw ScenarioError(JsonPath(), "cannot read " + quote(file_name));
   if (text.size() > kMaxFileBytes) throw ScenarioError(JsonPath(), "file larger than 64 MiB");
-  return load_scenario(text, overrides);
+  return text;
+}
+
+}  // namespace
+
+Scenario load_scenario_file(const std::string& file_name,
+                            const std::vector<std::string>& overrides) {
+  return load_scenario(read_text(file_name), overrides);
+}
+
+bool locate_in_file(const std::string& file_name, const JsonPath& path, size_t* line,
+                    size_t* column) {
+  if (path.empty()) return false;
+  try {
+    std::string text = read_text(file_name);
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // as load_scenario
+    const size_t offset = locate(text, path);
+    if (offset == std::string::npos) return false;
+    line_and_column(text, offset, line, column);
+    return true;
+  } catch (const ScenarioError&) {
+    return false;
+  }
 }
 
 std::string describe(const ScenarioError& error) {

@@ -172,6 +172,10 @@ Scenario load_scenario(const std::string& text, const std::vector<std::string>& 
 // Reads the file, then load_scenario(); a read failure is a ScenarioError with an empty path.
 Scenario load_scenario_file(const std::string& file_name,
                             const std::vector<std::string>& overrides = {});
+// Line and column of `path` in the file (for errors found while running); false when the file
+// cannot be read again or the path is not in it.
+bool locate_in_file(const std::string& file_name, const JsonPath& path, size_t* line,
+                    size_t* column);
 // "steps[3].qp: unknown QP "qpX"" plus " (line 12, column 7)" when known.
 std::string describe(const ScenarioError& error);
 

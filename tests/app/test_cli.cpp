@@ -319,3 +319,12 @@ TEST_CASE("schema: the generated JSON Schema, to stdout or --out", "[app]") {
   CHECK(run({"schema", "--out", "/nonexistent/dir/s.json"}, &out, &err) == kExitInvalid);
   CHECK(err.find("no directory \"/nonexistent/dir\"") != std::string::npos);
 }
+
+TEST_CASE("an error found while running names the file's line, as a load error does", "[app]") {
+  std::string out, err;
+  const std::string file = RNICSIM_SOURCE_DIR "/tests/scenario/invalid-at-run/reference-wraps.json";
+  CHECK(run({"run", file, "--quiet"}, &out, &err) == kExitInvalid);
+  CHECK(err.find(file + ":3:") == 0);
+  CHECK(err.find("steps[1].value: \"$sink.length+18446744073709551615\": 0x1000 + "
+                 "18446744073709551615 leaves the 64-bit range") != std::string::npos);
+}
