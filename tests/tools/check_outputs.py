@@ -94,6 +94,15 @@ def main():
         (["gen"], "--seed"),
         (["params", "--preset", "nosuch"], "nosuch"),
     ]
+    # Many files in one run: bounded by their nodes together (17 x 64 > 1024), refused up
+    # front (it ended with exit 3 when the process ran out of stacks or memory).
+    nodes = [f"N{i}" for i in range(64)]
+    many = []
+    for i in range(17):
+        many.append(f"many{i}.json")
+        with open(many[-1], "w") as f:
+            f.write('{"name": "m%d", "nodes": %s, "steps": []}' % (i, str(nodes).replace("'", '"')))
+    refused.append((["run"] + many + ["--quiet"], "more than the 1024 one run simulates"))
     for args, needle in refused:
         run(args, 2, needle)
     if not stat.S_ISFIFO(os.lstat("fifo").st_mode):
