@@ -32,9 +32,9 @@ const char* kind_of(mode_t mode) {
 std::string check_output_file(const std::string& what, const std::string& path,
                               const std::vector<std::string>& inputs) {
   const std::string where = what + " " + quote(path) + ": ";
-  struct stat link {
-  }, target{};
-  const bool exists = ::lstat(path.c_str(), &link) == 0;
+  struct stat entry {};
+  struct stat target {};
+  const bool exists = ::lstat(path.c_str(), &entry) == 0;
   if (exists && ::stat(path.c_str(), &target) != 0) {
     return where + "a symbolic link to nothing (rnicsim writes only regular files)";
   }
@@ -70,8 +70,8 @@ std::string check_outputs(const std::vector<std::pair<std::string, std::string>>
     const std::string error = check_output_file(what, path, inputs);
     if (!error.empty()) return error;
     for (size_t j = 0; j < i; ++j) {
-      struct stat a {
-      }, b{};
+      struct stat a {};
+      struct stat b {};
       const bool same = outputs[j].second == path || (::stat(path.c_str(), &a) == 0 &&
                                                       ::stat(outputs[j].second.c_str(), &b) == 0 &&
                                                       a.st_dev == b.st_dev && a.st_ino == b.st_ino);
