@@ -4,7 +4,10 @@
 // proceeds without a wait() per cycle or per byte.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <deque>
+#include <iterator>
 #include <queue>
 #include <vector>
 
@@ -73,8 +76,20 @@ class PipelineStage {
   bool contention_ = true;
 };
 
-// A serial resource (one direction of a link, a cache port): first come, first served.
-// reserve() books `bytes` starting no earlier than `earliest` and returns when they are done.
+// A serial resource (one direction of a link, a cache port). reserve() books `bytes` starting
+// no earlier than `earliest` and returns when they are done.
+//
+// Two service orders:
+// - In call order (the default): first booked, first served. Right where the order is a
+//   property of the hardware: a port's transmit queue and a switch egress keep packets in
+//   order (a read must not overtake the write before it on the same connection).
+// - In time order (set_time_ordered): a booking takes the earliest idle span at or after
+//   `earliest` long enough to hold it. Units annotate delays (loosely timed), so bookings
+//   reach a resource in call order, not time order: the table-miss read of the next request
+//   is booked after the data read of the previous one although it happens first. Served in
+//   call order, every miss would queue behind a full round trip (64 B reads with every
+//   translation missing floored at one per PCIe round trip). Bookings already made keep
+//   their slot (no preemption), the approximation left. Used for the PCIe link directions.
 class BandwidthPipe {
  public:
   BandwidthPipe() = default;
@@ -85,35 +100,82 @@ class BandwidthPipe {
   // booked before: with temporal decoupling bookings arrive out of time order, and a FIFO
   // would queue an early transfer behind one booked microseconds ahead, compounding per op.
   void set_contention(bool on) { contention_ = on; }
+  void set_time_ordered(bool on) { time_ordered_ = on; }
   // Adds every booking's duration (ps) to `*busy_ps`, a declared counter's value: busy time
   // over simulated time is the resource's utilisation.
   void count_busy(uint64_t* busy_ps) { busy_ps_ = busy_ps; }
 
-  sc_core::sc_time duration(uint64_t bytes) const { return ps(uint64_t(bytes * ps_per_byte_ + 0.5)); }
+  sc_core::sc_time duration(uint64_t bytes) const { return ps(duration_ps(bytes)); }
   sc_core::sc_time reserve(const sc_core::sc_time& earliest, uint64_t bytes) {
-    if (!contention_) {
-      const sc_core::sc_time d = duration(bytes);
-      busy_time_ += d;
-      if (busy_ps_) *busy_ps_ += d.value();
-      if (earliest + d > busy_until_) busy_until_ = earliest + d;
-      return earliest + d;
-    }
-    sc_core::sc_time start = earliest > busy_until_ ? earliest : busy_until_;
-    sc_core::sc_time d = duration(bytes);
-    busy_until_ = start + d;
-    busy_time_ += d;
-    if (busy_ps_) *busy_ps_ += d.value();
-    return busy_until_;
+    const uint64_t d = duration_ps(bytes);
+    busy_ps_total_ += d;
+    if (busy_ps_) *busy_ps_ += d;
+    const uint64_t at = earliest.value();
+    const uint64_t end = !contention_     ? at + d
+                         : time_ordered_ ? book(at, d)
+                                         : std::max(at, busy_until_ps_) + d;
+    if (end > busy_until_ps_) busy_until_ps_ = end;
+    return ps(end);
   }
-  const sc_core::sc_time& busy_until() const { return busy_until_; }
-  const sc_core::sc_time& busy_time() const { return busy_time_; }
+  // The end of the latest booking.
+  sc_core::sc_time busy_until() const { return ps(busy_until_ps_); }
+  sc_core::sc_time busy_time() const { return ps(busy_ps_total_); }
+  // Busy spans still ahead of simulated time, time-ordered service (statistics and tests).
+  size_t pending_spans() const { return spans_.size(); }
 
  private:
+  struct Span {
+    uint64_t start;
+    uint64_t end;
+  };
+  uint64_t duration_ps(uint64_t bytes) const { return uint64_t(bytes * ps_per_byte_ + 0.5); }
+  // Books `d` ps at the earliest idle time >= `earliest`; returns the end.
+  uint64_t book(uint64_t earliest, uint64_t d) {
+    if (d == 0) return earliest;
+    // No booking can start before the current time (delays are never negative): spans that
+    // ended by then can never matter again.
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    while (!spans_.empty() && spans_.front().end <= now) spans_.pop_front();
+    // Common case: at or after everything booked.
+    if (spans_.empty() || earliest >= spans_.back().end) {
+      if (!spans_.empty() && earliest == spans_.back().end) {
+        spans_.back().end += d;
+      } else {
+        spans_.push_back({earliest, earliest + d});
+      }
+      return earliest + d;
+    }
+    uint64_t start = earliest;
+    auto it = spans_.begin();
+    while (it != spans_.end() && it->end <= start) ++it;
+    for (; it != spans_.end(); ++it) {
+      if (start + d <= it->start) break;  // fits in the gap before *it
+      if (it->end > start) start = it->end;
+    }
+    const uint64_t end = start + d;
+    // Insert [start, end) before `it`, merging with touching neighbours.
+    const bool joins_prev = it != spans_.begin() && std::prev(it)->end == start;
+    const bool joins_next = it != spans_.end() && it->start == end;
+    if (joins_prev && joins_next) {
+      std::prev(it)->end = it->end;
+      spans_.erase(it);
+    } else if (joins_prev) {
+      std::prev(it)->end = end;
+    } else if (joins_next) {
+      it->start = start;
+    } else {
+      spans_.insert(it, Span{start, end});
+    }
+    return end;
+  }
+
   double ps_per_byte_ = 0;
   bool contention_ = true;
-  sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
-  sc_core::sc_time busy_time_ = sc_core::SC_ZERO_TIME;
+  bool time_ordered_ = false;
+  uint64_t busy_until_ps_ = 0;
+  uint64_t busy_ps_total_ = 0;
   uint64_t* busy_ps_ = nullptr;
+  std::deque<Span> spans_;
 };
 
 // A finite pool of identical slots (PCIe read tags, IRD entries): a request takes the slot

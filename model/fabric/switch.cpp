@@ -54,8 +54,9 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   sc_core::sc_time sent = now + delay;
   const sc_core::sc_time earliest =
       (sent > serialization ? sent - serialization : sc_core::SC_ZERO_TIME) + link_latency_;
-  if (out.busy_until() > earliest) queued_ps_ += (out.busy_until() - earliest).value();
   const sc_core::sc_time arrival = out.reserve(earliest, bytes);
+  // Time spent waiting for the egress link: start of service minus earliest possible start.
+  queued_ps_ += (arrival - serialization - earliest).value();
   if (direct_) {
     // Fast mode: the receiver handles the sender's own message now, annotated with the
     // arrival time; the sender's `delay` is its own and stays as it was.

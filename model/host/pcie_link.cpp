@@ -54,6 +54,10 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
   const double rate = pcie_bytes_per_ns(config.gen, config.lanes);
   upstream_.set_rate(rate);
   downstream_.set_rate(rate);
+  // TLPs cross the link in the order they reach it in simulated time: a table-miss read
+  // issued before an earlier-booked data read goes first (see BandwidthPipe).
+  upstream_.set_time_ordered(true);
+  downstream_.set_time_ordered(true);
   upstream_.count_busy(
       &stats.add("upstream_busy_ps", "ps", "time device->host carried TLPs").value);
   downstream_.count_busy(
