@@ -8,6 +8,7 @@ import json
 import os
 import re
 import stat
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -17,7 +18,7 @@ RNICSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 del sys.argv[1:3]  # the rest is unittest's
 sys.path.insert(0, os.path.join(ROOT, "scripts", "python"))
 import rnicsim  # noqa: E402
-from rnicsim import binary, cli, markdown, plots, units  # noqa: E402
+from rnicsim import binary, cli, markdown, plots, speed, units  # noqa: E402
 from rnicsim.results import workload_indices  # noqa: E402
 
 TINY = os.path.join(ROOT, "tests", "tools", "tiny.json")  # one dma_bench step: 200 x 1024 B
@@ -224,6 +225,79 @@ class Helpers(unittest.TestCase):
 
     def test_call(self):
         self.assertIn("pcie.mrrs", binary.call(RNICSIM, "params"))
+
+
+class Speed(unittest.TestCase):
+    """The parts of scripts/bench --instructions and ctest instructions/* that need no
+    valgrind (those tests run it)."""
+
+    def test_collected(self):
+        stderr = ("==4256== Callgrind, a call-graph generating cache profiler\n"
+                  "==4256== Events    : Ir\n==4256== Collected : 66573215\n==4256== \n"
+                  "==4256== I   refs:      66,573,215\n")
+        self.assertEqual(speed.collected(stderr), 66573215)
+        self.assertEqual(speed.collected("rnicsim: warn\n==7== Collected :  12\n"), 12)
+        with self.assertRaises(ValueError):
+            speed.collected("==1== I   refs:      66,573,215\n")  # no Collected line
+        with self.assertRaises(ValueError):  # a child process traced too: which one?
+            speed.collected("==1== Collected : 5\n==2== Collected : 6\n")
+        with self.assertRaises(ValueError):  # the client's own text, not valgrind's
+            speed.collected("Collected : 5\n")
+
+    def test_parse_lengths(self):
+        self.assertEqual(speed.parse_lengths("200,1200"), (200, 1200))
+        for bad in ("1000", "5,2", "0,10", "1,2,3", "a,b", "-1,5", "10,10"):
+            with self.assertRaises(ValueError, msg=bad):
+                speed.parse_lengths(bad)
+
+    def test_with_counts(self):
+        with open(os.path.join(ROOT, "scenarios", "perf", "read-64b.json")) as f:
+            data = json.load(f)
+        before = json.dumps(data, sort_keys=True)
+        changed = speed.with_counts(data, 7)
+        self.assertEqual(json.dumps(data, sort_keys=True), before)  # a copy: the input is kept
+        streams = [s for s in changed["steps"] if s["op"] == "read_stream"]
+        self.assertEqual(len(streams), 2)  # warm-up and measured step: both rewritten
+        self.assertEqual([s["count"] for s in streams], [7, 7])
+        self.assertTrue(all("expect" not in s for s in streams))  # ops == 20000 would fail
+        self.assertEqual([s for s in changed["steps"] if s["op"] != "read_stream"],
+                         [s for s in data["steps"] if s["op"] != "read_stream"])
+
+    def test_ops_and_events(self):
+        results = {"steps": [{"op": "alloc"},
+                             {"op": "read_stream", "metrics": {"ops": 100, "deltas_per_op": 4}},
+                             {"op": "read_stream", "metrics": {"ops": 300, "deltas_per_op": 2}}]}
+        self.assertEqual(speed.measured_ops(results), 400)
+        self.assertEqual(speed.events_per_op(results), (100 * 4 + 300 * 2) / 400)
+        self.assertEqual(speed.events_per_op({"steps": [{"op": "alloc"}]}), 0.0)
+        r = rnicsim.run(TINY, rnicsim=RNICSIM)  # the real results JSON: dma_bench, 200 ops
+        self.assertEqual(speed.measured_ops(r), 200)
+        self.assertGreater(speed.events_per_op(r), 0)
+
+    def test_per_op(self):
+        self.assertEqual(speed.per_op(1000, 10, 3000, 110), 20.0)  # start-up (800) cancels
+        with self.assertRaises(ValueError):
+            speed.per_op(1000, 10, 3000, 10)
+
+    def test_callgrind_command(self):
+        cmd = speed.callgrind_command("/b/rnicsim", "s.json", "o.json", ["--set", "sim.fast=1"],
+                                      tool="/usr/bin/valgrind")
+        self.assertEqual(cmd, ["/usr/bin/valgrind", "--tool=callgrind",
+                               "--callgrind-out-file=/dev/null", "/b/rnicsim", "run", "s.json",
+                               "--quiet", "--out", "o.json", "--set", "sim.fast=1"])
+
+    def test_bench_without_valgrind(self):
+        empty = tempfile.TemporaryDirectory()  # a PATH with no valgrind on it
+        self.addCleanup(empty.cleanup)
+        with mock.patch.dict(os.environ, {"PATH": empty.name}):
+            self.assertIsNone(speed.valgrind())
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "bench"),
+                               "--instructions", "--rnicsim", RNICSIM],
+                              capture_output=True, text=True,
+                              env=dict(os.environ, PATH=empty.name))
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("valgrind", proc.stderr)
+        self.assertIn("scripts/setup --fuzz", proc.stderr)
 
 
 class Units(unittest.TestCase):

@@ -10,7 +10,7 @@ simulator from Python.
 
 Public names: run, Results, RunError, find_rnicsim, RnicsimNotFound, workload_steps,
 WORKLOAD_OPS, ROOT, Scenario (builder), ValidationError. The submodules (binary, results,
-markdown, plots, cli, units, builder) serve the tools; see README.md.
+markdown, plots, cli, units, builder, sweep, speed) serve the tools; see README.md.
 """
 from .binary import ROOT, RnicsimNotFound, find_rnicsim
 from .builder import Scenario, ValidationError

@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The simulator's speed of record: CPU instructions per simulated operation, counted by
+valgrind's callgrind over two run lengths so that start-up cancels out
+(docs/development.md, "Simulator speed"). Used by scripts/bench --instructions and the
+ctest guard tests/tools/check_instructions.py.
+
+Wall clock is printed beside it, never asserted on: a shared machine's load moves it by 40%
+or more, where the instruction count of a run does not move (it depends on the binary, the
+SystemC library and the scenario, not on the load).
+"""
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+
+from .binary import env
+from .results import workload_steps
+
+VALGRIND_PACKAGE = "valgrind"  # Debian's package name
+INSTALL_HINT = (f"install the Debian package {VALGRIND_PACKAGE}: scripts/setup --fuzz does, "
+                f"with the other test tools (scripts/test runs it), or apt-get install "
+                f"{VALGRIND_PACKAGE} as root")
+DEFAULT_LENGTHS = (1000, 11000)
+
+# valgrind's summary line: "==1234== Collected : 66573195" (the Ir event: instructions).
+_COLLECTED = re.compile(r"^==\d+==\s+Collected\s*:\s*(\d+)\s*$", re.M)
+
+
+class MeasureError(Exception):
+    """A run under callgrind failed or reported no instruction count."""
+
+
+def collected(stderr):
+    """The instruction count of valgrind's "==PID== Collected : N" line in `stderr`.
+    Raises ValueError when there is none, or several (a child process traced too)."""
+    found = _COLLECTED.findall(stderr)
+    if len(found) != 1:
+        raise ValueError(f"expected one 'Collected : N' line from callgrind, found {len(found)}")
+    return int(found[0])
+
+
+def parse_lengths(text):
+    """"N1,N2" -> (N1, N2), two op counts with 0 < N1 < N2. Raises ValueError otherwise."""
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"--lengths takes two counts N1,N2, not {text!r}")
+    n1, n2 = (int(p) for p in parts)
+    if not 0 < n1 < n2:
+        raise ValueError(f"--lengths needs 0 < N1 < N2, got {n1},{n2}")
+    return n1, n2
+
+
+def with_counts(scenario, count):
+    """A copy of a scenario dict with every workload step's count set to `count` and its
+    metric bounds dropped (bounds such as ops == 20000 hold for the shipped count only)."""
+    data = copy.deepcopy(scenario)
+    for step in workload_steps(data):
+        step["count"] = count
+        step.pop("expect", None)
+    return data
+
+
+def _metrics(results):
+    """The metrics dict of every step that reports them (the workload steps)."""
+    out = []
+    for s in results.get("steps", []):
+        m = s.get("metrics")
+        if m:
+            out.append(dict(m) if isinstance(m, list) else m)
+    return out
+
+
+def measured_ops(results):
+    """Operations of the workload steps of a results JSON: the sum of their `ops` metric
+    (one per read, write or DMA of a step's count; set-up steps report none)."""
+    return sum(m.get("ops", 0) for m in _metrics(results))
+
+
+def events_per_op(results):
+    """SystemC delta cycles per op over the workload steps (their deltas_per_op, weighted by
+    ops); 0 when there are no ops."""
+    ms = _metrics(results)
+    ops = sum(m.get("ops", 0) for m in ms)
+    deltas = sum(m.get("deltas_per_op", 0) * m.get("ops", 0) for m in ms)
+    return deltas / ops if ops else 0.0
+
+
+def per_op(i1, ops1, i2, ops2):
+    """(I2 - I1) / (ops2 - ops1): the instructions each further op costs, start-up (loading,
+    elaboration, set-up steps, writing results) cancelled. Raises ValueError when the op
+    counts do not differ."""
+    if ops2 <= ops1:
+        raise ValueError(f"the longer run must have more ops ({ops1} then {ops2})")
+    return (i2 - i1) / (ops2 - ops1)
+
+
+def valgrind():
+    """The valgrind executable, or None when it is not installed."""
+    return shutil.which("valgrind")
+
+
+def callgrind_command(rnicsim, scenario_path, out, args=(), tool=None):
+    """The command that runs a scenario under callgrind (no profile file is written)."""
+    return [tool or valgrind() or VALGRIND_PACKAGE, "--tool=callgrind",
+            "--callgrind-out-file=/dev/null", rnicsim, "run", scenario_path, "--quiet",
+            "--out", out, *args]
+
+
+def count_instructions(rnicsim, scenario_path, out, args=()):
+    """Runs a scenario under callgrind: (instructions, results dict). Raises MeasureError
+    when the run fails (its stderr tail in the message) or no count is reported."""
+    proc = subprocess.run(callgrind_command(rnicsim, scenario_path, out, args),
+                          capture_output=True, text=True, env=env())
+    if proc.returncode != 0:
+        raise MeasureError(f"exit {proc.returncode} under callgrind:\n{proc.stderr[-2000:]}")
+    try:
+        instructions = collected(proc.stderr)
+    except ValueError as e:
+        raise MeasureError(f"{e}:\n{proc.stderr[-2000:]}") from None
+    with open(out) as f:
+        return instructions, json.load(f)
+
+
+def write_with_counts(scenario, count, path):
+    """with_counts() of a scenario dict, written to `path`; returns path."""
+    with open(path, "w") as f:
+        json.dump(with_counts(scenario, count), f)
+    return path
+
+
+def measure(rnicsim, scenario, lengths, workdir, args=()):
+    """Instructions per op of a scenario dict: runs it under callgrind with every workload
+    count set to lengths[0], then lengths[1]. Returns {"lengths", "instructions": (I1, I2),
+    "ops": (ops1, ops2), "per_op", "events_per_op" (of the longer run), "results" (the longer
+    run's results)}. Raises MeasureError."""
+    runs, paths = [], []
+    for n in lengths:
+        path = write_with_counts(scenario, n, os.path.join(workdir, f"count-{n}.json"))
+        paths.append(path)
+        runs.append(count_instructions(rnicsim, path, os.path.join(workdir, f"results-{n}.json"),
+                                       args))
+    (i1, r1), (i2, r2) = runs
+    ops1, ops2 = measured_ops(r1), measured_ops(r2)
+    try:
+        value = per_op(i1, ops1, i2, ops2)
+    except ValueError as e:
+        raise MeasureError(f"{e}: does the scenario have a workload step?") from None
+    return {"lengths": tuple(lengths), "instructions": (i1, i2), "ops": (ops1, ops2),
+            "per_op": value, "events_per_op": events_per_op(r2), "results": r2,
+            "files": tuple(paths)}
