@@ -132,19 +132,17 @@ class BandwidthPipe {
   // Books `d` ps at the earliest idle time >= `earliest`; returns the end.
   uint64_t book(uint64_t earliest, uint64_t d) {
     if (d == 0) return earliest;
-    // No booking can start before the current time (delays are never negative): spans that
-    // ended by then can never matter again.
-    const uint64_t now = sc_core::sc_time_stamp().value();
-    while (!spans_.empty() && spans_.front().end <= now) spans_.pop_front();
     // Common case: at or after everything booked.
     if (spans_.empty() || earliest >= spans_.back().end) {
       if (!spans_.empty() && earliest == spans_.back().end) {
         spans_.back().end += d;
       } else {
+        if (spans_.size() >= kPruneAt) prune();
         spans_.push_back({earliest, earliest + d});
       }
       return earliest + d;
     }
+    prune();
     uint64_t start = earliest;
     auto it = spans_.begin();
     while (it != spans_.end() && it->end <= start) ++it;
@@ -167,6 +165,14 @@ class BandwidthPipe {
       spans_.insert(it, Span{start, end});
     }
     return end;
+  }
+
+  // No booking can start before the current time (delays are never negative): spans that
+  // ended by then can never matter again. Checked only now and then: reading the time costs.
+  static constexpr size_t kPruneAt = 64;
+  void prune() {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    while (!spans_.empty() && spans_.front().end <= now) spans_.pop_front();
   }
 
   double ps_per_byte_ = 0;

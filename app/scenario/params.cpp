@@ -91,14 +91,45 @@ std::vector<ParamDef> build_table() {
        Kind::Integer, 1, kMaxCycles, Rule::Range, RNIC_PARAM_FIELD(rnic.mtt.lookup_ii_cycles)},
       {"mtt.entries_per_fetch", "entries", "MTT entries fetched per miss", Kind::Integer, 1, 512,
        Rule::Range, RNIC_PARAM_FIELD(rnic.mtt.entries_per_fetch)},
+      {"mtt.max_outstanding_misses", "misses",
+       "translation cache miss-status registers: line reads in flight (1: a blocking cache)",
+       Kind::Integer, 1, 256, Rule::Range, RNIC_PARAM_FIELD(rnic.mtt.max_outstanding_misses)},
       {"mpt.cache_entries", "entries", "protection table cache entries (fully associative)",
        Kind::Integer, 1, 1 << 20, Rule::Range, RNIC_PARAM_FIELD(rnic.mpt.cache_entries)},
+      {"mpt.max_outstanding_misses", "misses",
+       "protection table cache miss-status registers: entry reads in flight (1: a blocking cache)",
+       Kind::Integer, 1, 256, Rule::Range, RNIC_PARAM_FIELD(rnic.mpt.max_outstanding_misses)},
       {"mpt.check_cycles", "cycles", "key/PD/rights/bounds check latency", Kind::Integer, 0,
        kMaxCycles, Rule::Range, RNIC_PARAM_FIELD(rnic.mpt.check_cycles)},
       {"mpt.check_ii_cycles", "cycles", "initiation interval of protection checks: a new one at most every N cycles",
        Kind::Integer, 1, kMaxCycles, Rule::Range, RNIC_PARAM_FIELD(rnic.mpt.check_ii_cycles)},
+      {"qpc.cache_entries", "entries", "QP context cache entries in the QP-context unit (one QPC each)",
+       Kind::Integer, 1, 1 << 20, Rule::Range, RNIC_PARAM_FIELD(rnic.context.qpc.cache_entries)},
+      {"qpc.cache_ways", "ways", "QP context cache associativity (divides qpc.cache_entries)",
+       Kind::Integer, 1, 1 << 20, Rule::Range, RNIC_PARAM_FIELD(rnic.context.qpc.cache_ways)},
+      {"qpc.max_outstanding_misses", "misses",
+       "QP context cache miss-status registers: entry reads in flight (1: a blocking cache)",
+       Kind::Integer, 1, 256, Rule::Range,
+       RNIC_PARAM_FIELD(rnic.context.qpc.max_outstanding_misses)},
+      {"cqc.cache_entries", "entries", "CQ context cache entries in the QP-context unit (one CQC each)",
+       Kind::Integer, 1, 1 << 20, Rule::Range, RNIC_PARAM_FIELD(rnic.context.cqc.cache_entries)},
+      {"cqc.cache_ways", "ways", "CQ context cache associativity (divides cqc.cache_entries)",
+       Kind::Integer, 1, 1 << 20, Rule::Range, RNIC_PARAM_FIELD(rnic.context.cqc.cache_ways)},
+      {"cqc.max_outstanding_misses", "misses",
+       "CQ context cache miss-status registers: entry reads in flight (1: a blocking cache)",
+       Kind::Integer, 1, 256, Rule::Range,
+       RNIC_PARAM_FIELD(rnic.context.cqc.max_outstanding_misses)},
+      {"context.lookup_cycles", "cycles", "latency of a QPC or CQC cache hit", Kind::Integer, 0,
+       kMaxCycles, Rule::Range, RNIC_PARAM_FIELD(rnic.context.lookup_cycles)},
       {"wqe.fetch_batch", "WQEs", "WQEs fetched per DMA read when that many are posted",
        Kind::Integer, 1, 64, Rule::Range, RNIC_PARAM_FIELD(rnic.wqe.fetch_batch)},
+      {"wqe.prefetch_depth", "batches",
+       "WQE batch reads per QP in flight or waiting on chip (1: the next batch is read when the "
+       "last is used up)",
+       Kind::Integer, 1, 64, Rule::Range, RNIC_PARAM_FIELD(rnic.wqe.prefetch_depth)},
+      {"wqe.cache_entries", "WQEs",
+       "on-chip WQE buffer, all QPs: WQEs fetched and not yet taken by the requester",
+       Kind::Integer, 1, 1 << 16, Rule::Range, RNIC_PARAM_FIELD(rnic.wqe.cache_entries)},
       {"wqe.decode_cycles", "cycles", "decode of a fetched WQE", Kind::Integer, 0, kMaxCycles,
        Rule::Range, RNIC_PARAM_FIELD(rnic.wqe.decode_cycles)},
       {"wqe.decode_ii_cycles", "cycles", "initiation interval of the WQE decoder: a new one at most every N cycles",
@@ -232,10 +263,24 @@ std::string apply_preset(SystemConfig& config, const std::string& name) {
 }
 
 std::string check_config(const SystemConfig& config) {
-  const MttConfig& mtt = config.rnic.mtt;
-  if (mtt.cache_entries % mtt.cache_ways != 0) {
-    return "mtt.cache_ways (" + std::to_string(mtt.cache_ways) +
-           ") must divide mtt.cache_entries (" + std::to_string(mtt.cache_entries) + ")";
+  // A set-associative cache has entries/ways sets of `ways` lines each.
+  const struct {
+    const char* name;
+    uint32_t entries, ways;
+  } caches[] = {{"mtt", config.rnic.mtt.cache_entries, config.rnic.mtt.cache_ways},
+                {"qpc", config.rnic.context.qpc.cache_entries, config.rnic.context.qpc.cache_ways},
+                {"cqc", config.rnic.context.cqc.cache_entries, config.rnic.context.cqc.cache_ways}};
+  for (const auto& c : caches) {
+    if (c.entries % c.ways != 0) {
+      return std::string(c.name) + ".cache_ways (" + std::to_string(c.ways) + ") must divide " +
+             c.name + ".cache_entries (" + std::to_string(c.entries) + ")";
+    }
+  }
+  // A batch must fit the WQE buffer, or nothing could ever be fetched.
+  if (config.rnic.wqe.cache_entries < config.rnic.wqe.fetch_batch) {
+    return "wqe.cache_entries (" + std::to_string(config.rnic.wqe.cache_entries) +
+           ") must hold at least one batch, wqe.fetch_batch (" +
+           std::to_string(config.rnic.wqe.fetch_batch) + ")";
   }
   if (config.host_memory.size_bytes % 4096 != 0)
     return "host.memory_bytes must be a multiple of 4096";

@@ -40,16 +40,35 @@ struct MttConfig {
   uint32_t lookup_cycles = 2;     // pipeline latency of a hit
   uint32_t lookup_ii_cycles = 1;  // initiation interval: a new page lookup at most this often
   uint32_t entries_per_fetch = 8; // MTT entries fetched per miss (one 64 B line of 8 B entries)
+  uint32_t max_outstanding_misses = 8;  // miss-status registers: line fills in flight (1: blocking)
 };
 
 struct MptConfig {
   uint32_t cache_entries = 256;  // protection table (MPT) cache entries, fully associative LRU
   uint32_t check_cycles = 4;     // key/PD/rights/bounds check latency
   uint32_t check_ii_cycles = 1;  // initiation interval: a new check at most this often
+  uint32_t max_outstanding_misses = 8;  // miss-status registers: entry reads in flight (1: blocking)
+};
+
+// One table's on-chip context cache (QPC or CQC) in the QP-context unit.
+struct ContextCacheConfig {
+  uint32_t cache_entries;           // entries held on chip
+  uint32_t cache_ways;              // associativity; entries/ways sets, LRU in a set
+  uint32_t max_outstanding_misses;  // miss-status registers: entry reads in flight (1: blocking)
+};
+
+// The QP-context unit: the one QPC/CQC cache the fetcher, both engines and the completion
+// engine ask. Sizes are not published by vendors; see docs/calibration.md for the reasoning.
+struct QpContextConfig {
+  ContextCacheConfig qpc{1024, 8, 8};
+  ContextCacheConfig cqc{256, 8, 4};
+  uint32_t lookup_cycles = 2;  // latency of a hit (QPC or CQC)
 };
 
 struct WqeConfig {
   uint32_t fetch_batch = 4;    // WQEs fetched per DMA read when that many are posted
+  uint32_t prefetch_depth = 4; // batch reads in flight or buffered per QP (1: fetch on demand)
+  uint32_t cache_entries = 64; // on-chip WQE buffer: WQEs fetched and not yet executed, all QPs
   uint32_t decode_cycles = 4;  // decode a fetched WQE
   uint32_t decode_ii_cycles = 1;  // initiation interval of the decoder
 };
@@ -106,6 +125,7 @@ struct RnicConfig {
   DmaConfig dma;
   MttConfig mtt;
   MptConfig mpt;
+  QpContextConfig context;
   WqeConfig wqe;
   QpConfig qp;
   PortConfig port;

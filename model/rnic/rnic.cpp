@@ -15,6 +15,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
       node_id_(node_id),
       endpoint("endpoint"),
       doorbells("doorbells", config.timing, config.sim),
+      context("context", config.context, icm_, config.timing.clock_mhz),
       fetcher("fetcher", config, icm_),
       protection("protection", config, icm_),
       mtt("mtt", config, icm_),
@@ -37,6 +38,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   doorbells.fetcher_isock.bind(fetcher.doorbell_tsock);
   doorbells.completion_isock.bind(completion.doorbell_tsock);
   doorbells.responder_isock.bind(responder.doorbell_tsock);
+  doorbells.ctrl_isock.bind(context.ctrl_tsock);
   doorbells.ctrl_isock.bind(fetcher.ctrl_tsock);
   doorbells.ctrl_isock.bind(protection.ctrl_tsock);
   doorbells.ctrl_isock.bind(mtt.ctrl_tsock);
@@ -44,7 +46,14 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   doorbells.ctrl_isock.bind(responder.ctrl_tsock);
   doorbells.ctrl_isock.bind(completion.ctrl_tsock);
 
+  // The one QP/CQ context cache, asked by the fetcher, both engines and the completion engine.
+  fetcher.context_isock.bind(context.lookup_tsock);
+  requester.context_isock.bind(context.lookup_tsock);
+  responder.context_isock.bind(context.lookup_tsock);
+  completion.context_isock.bind(context.lookup_tsock);
+
   // Every DMA master goes through the PCIe endpoint.
+  context.dma_isock.bind(endpoint.dma_tsock);
   fetcher.dma_isock.bind(endpoint.dma_tsock);
   protection.dma_isock.bind(endpoint.dma_tsock);
   mtt.dma_isock.bind(endpoint.dma_tsock);
@@ -79,6 +88,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
 void Rnic::attach_trace(TraceSink* sink) {
   // Tracks are created in pipeline order: a viewer lists them so.
   fetcher.attach_trace(sink, node_id_);
+  context.attach_trace(sink);
   requester.attach_trace(sink, dma_read.name());
   protection.attach_trace(sink);
   mtt.attach_trace(sink);
@@ -90,7 +100,7 @@ void Rnic::attach_trace(TraceSink* sink) {
 
 void Rnic::visit_groups(const StatGroupVisitor& visit) const {
   for (const StatGroup* group :
-       {&endpoint.stats, &doorbells.stats, &fetcher.stats, &protection.stats, &mtt.stats,
+       {&endpoint.stats, &doorbells.stats, &context.stats, &fetcher.stats, &protection.stats, &mtt.stats,
         &dma_read.stats, &dma_write.stats, &requester.stats, &responder.stats, &completion.stats,
         &port.stats, &bench.stats}) {
     visit(*group);

@@ -12,6 +12,7 @@
 #include "model/rnic/dma/dma_read_engine.h"
 #include "model/rnic/dma/dma_write_engine.h"
 #include "model/rnic/front/doorbells.h"
+#include "model/rnic/front/qp_context.h"
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/translation/mtt.h"
 #include "model/rnic/dma/pcie_endpoint.h"
@@ -51,6 +52,7 @@ class Rnic : public sc_core::sc_module {
  public:  // units, for tests and statistics
   PcieEndpoint endpoint;
   Doorbells doorbells;
+  QpContext context;
   WqeFetcher fetcher;
   ProtectionChecker protection;
   Mtt mtt;

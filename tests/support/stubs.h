@@ -6,6 +6,7 @@
 #pragma once
 
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/context.h"
 #include "model/rnic/msg/dma.h"
 
 #include <cstdint>
@@ -155,6 +156,21 @@ class InitiatorStub : public sc_core::sc_module {
 void run_simulation(const sc_core::sc_time& limit = sc_core::SC_ZERO_TIME);
 
 // The device tables of a unit test bench: small, so a stub memory holds them cheaply.
+// The QP-context unit's place for a unit under test: answers every ContextRead from the
+// table in `memory` at once, without caching (a test changes an entry by writing memory).
+class ContextStub : public sc_core::sc_module {
+ public:
+  SharedTargetSocket<ContextStub> tsock;
+  std::vector<ContextRead> asked;  // every lookup, in order
+
+  ContextStub(sc_core::sc_module_name name, const MemoryStub& memory, const IcmLayout& icm);
+
+ private:
+  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  const MemoryStub& memory_;
+  IcmLayout icm_;
+};
+
 inline IcmLayout small_icm() {
   QpConfig limits;
   limits.max_mpt_entries = 16;

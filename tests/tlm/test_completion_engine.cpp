@@ -26,6 +26,7 @@ struct CompletionBench {
   InitiatorStub doorbell{"doorbell"};
   InitiatorStub ctrl{"ctrl"};
   MemoryStub memory{"memory"};
+  ContextStub contexts{"contexts", memory, icm};
 
   CompletionBench() : icm(small_icm()), engine("engine", config, icm) {
     requester.isock.bind(engine.cqe_tsock);
@@ -33,6 +34,7 @@ struct CompletionBench {
     doorbell.isock.bind(engine.doorbell_tsock);
     ctrl.isock.bind(engine.ctrl_tsock);
     engine.dma_isock.bind(memory.tsock);
+    engine.context_isock.bind(contexts.tsock);
   }
   void create_cq(uint32_t cqn, uint32_t depth) {
     CqcEntry c;
@@ -106,8 +108,11 @@ TEST_CASE("completion engine: entries at ring slots, owner bit flips on wrap", "
   CHECK(counter(t.engine.stats, "completions") == 7);
   CHECK(counter(t.engine.stats, "error_completions") == 1);
   CHECK(counter(t.engine.stats, "overflows") == 0);
-  // The CQ context is read once and cached.
-  CHECK(t.memory.count(tlm::TLM_READ_COMMAND) == 1);
+  // The CQ context is asked of the QP-context unit for every entry; no table read here.
+  CHECK(t.memory.count(tlm::TLM_READ_COMMAND) == 0);
+  REQUIRE(t.contexts.asked.size() == 7);
+  CHECK(t.contexts.asked[0].kind == ContextKind::Cqc);
+  CHECK(t.contexts.asked[0].role == ContextRole::Completion);
 }
 
 TEST_CASE("completion engine: a full ring sets the overflow flag and writes nothing",
@@ -169,5 +174,5 @@ TEST_CASE("completion engine: a ContextChange(Cqc) re-reads the context and rest
   CHECK(t.slot(0).owner == 1);
   CHECK(t.slot(1).wr_id == 13);
   CHECK(counter(t.engine.stats, "overflows") == 1);  // depth 2 now: the third overflows
-  CHECK(t.memory.count(tlm::TLM_READ_COMMAND) == 2);
+  CHECK(t.contexts.asked.size() == 4);
 }

@@ -38,6 +38,7 @@ struct RequesterBench {
   MessageSink<CompletionRecord> cq{"cq"};
   MessageSink<QpErrorEvent> responder_notice{"responder_notice"};
   MemoryStub memory{"memory"};
+  ContextStub contexts{"contexts", memory, icm};
   std::map<uint64_t, uint8_t> landed;  // bytes written through the DMA write engine
 
   explicit RequesterBench(uint32_t ord = 4)
@@ -53,6 +54,7 @@ struct RequesterBench {
     requester.tx_isock.bind(tx.tsock);
     requester.cq_isock.bind(cq.tsock);
     requester.dma_isock.bind(memory.tsock);
+    requester.context_isock.bind(contexts.tsock);
     requester.qp_event_isock.bind(responder_notice.tsock);
 
     QpcEntry q;

@@ -38,6 +38,7 @@ struct ResponderBench {
   MessageSink<QpErrorEvent> qp_event{"qp_event"};
   MessageSink<CompletionRecord> cq{"cq"};
   MemoryStub memory{"memory"};
+  ContextStub contexts{"contexts", memory, icm};
   std::map<uint64_t, uint8_t> landed;
 
   ResponderBench() : icm(small_icm()), responder("responder", config, icm, /*node_id=*/1) {
@@ -53,6 +54,7 @@ struct ResponderBench {
     responder.qp_event_isock.bind(qp_event.tsock);
     responder.cq_isock.bind(cq.tsock);
     responder.dma_isock.bind(memory.tsock);
+    responder.context_isock.bind(contexts.tsock);
 
     QpcEntry q;
     q.valid = 1;

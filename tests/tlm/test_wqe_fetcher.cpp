@@ -25,6 +25,7 @@ struct FetchBench {
   InitiatorStub doorbell{"doorbell"};
   InitiatorStub ctrl{"ctrl"};
   MemoryStub memory{"memory"};
+  ContextStub contexts{"contexts", memory, icm};
   MessageSink<WorkRequest> requester{"requester"};
 
   explicit FetchBench(uint32_t fetch_batch = 4)
@@ -32,6 +33,7 @@ struct FetchBench {
     doorbell.isock.bind(fetcher.doorbell_tsock);
     ctrl.isock.bind(fetcher.ctrl_tsock);
     fetcher.dma_isock.bind(memory.tsock);
+    fetcher.context_isock.bind(contexts.tsock);
     fetcher.work_isock.bind(requester.tsock);
   }
   static RnicConfig with_batch(uint32_t batch) {
@@ -103,10 +105,13 @@ TEST_CASE("wqe fetcher: five WQEs in batches of four, handed on in order", "[tlm
   CHECK(reads[1].address == kRing + 4 * kWqeBytes);
   CHECK(reads[1].length == kWqeBytes);
   CHECK(reads[1].at >= reads[0].at);  // the stub memory answers in zero time
-  // The QP context was read once, before the first WQE read.
-  REQUIRE(t.memory.log.size() == 3);
-  CHECK(t.memory.log[0].address == t.icm.qpc_addr(kQpn));
-  CHECK(t.memory.log[0].source == DmaSource::ContextTable);
+  // Both batch reads were issued together (prefetch), after one lookup of the QP context.
+  CHECK(reads[1].at == reads[0].at);
+  REQUIRE(t.memory.log.size() == 2);
+  REQUIRE(!t.contexts.asked.empty());
+  CHECK(t.contexts.asked[0].kind == ContextKind::Qpc);
+  CHECK(t.contexts.asked[0].index == kQpn);
+  CHECK(t.contexts.asked[0].role == ContextRole::Fetcher);
   CHECK(counter(t.fetcher.stats, "fetch_reads") == 2);
   CHECK(counter(t.fetcher.stats, "wqes_fetched") == 5);
   CHECK(counter(t.fetcher.stats, "bad_doorbells") == 0);

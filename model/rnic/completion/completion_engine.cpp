@@ -10,6 +10,7 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfi
       doorbell_tsock("doorbell_tsock"),
       ctrl_tsock("ctrl_tsock"),
       dma_isock("dma_isock"),
+      context_isock("context_isock"),
       stats(std::string(this->name())),
       icm_(icm),
       clock_(config.timing.clock_mhz),
@@ -30,8 +31,7 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfi
   SC_THREAD(write_thread);
 }
 
-void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp,
-                                       sc_core::sc_time& delay) {
+void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   const CompletionRecord* record = message_of<CompletionRecord>(gp);
   if (!record) {
     gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
@@ -58,7 +58,6 @@ void CompletionEngine::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_cor
 void CompletionEngine::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
   const ContextChange* change = message_of<ContextChange>(gp);
   if (change && change->kind == ContextKind::Cqc) {
-    cqc_.invalidate(change->index);
     cqs_.erase(change->index);  // a (re)created CQ starts empty
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -81,8 +80,7 @@ void CompletionEngine::write_thread() {
   }
 }
 
-void CompletionEngine::write_entry(const CompletionRecord& record,
-                                   const sc_core::sc_time& handed) {
+void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core::sc_time& handed) {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   // From hand-over (FIFO wait included) until the CQE (or the overflow flag) is written.
   const TraceScope slice(trace_, "completion", record.trace_id, handed, delay);
@@ -95,12 +93,10 @@ void CompletionEngine::write_entry(const CompletionRecord& record,
                  DmaSource::Completion, delay);
     return;
   }
-  auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
-    return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
-                        DmaSource::ContextTable, d);
-  };
-  const CqcEntry* cqc = record.cqn < icm_.cqc_entries
-                            ? cqc_.get(icm_.cqc_addr(record.cqn), record.cqn, read, delay)
+  CqcEntry context;
+  const CqcEntry* cqc = read_cqc(pool_, context_isock, ContextRole::Completion, record.cqn,
+                                 record.trace_id, &context, delay)
+                            ? &context
                             : nullptr;
   if (!cqc || !cqc->valid || cqc->depth == 0) {
     ++bad_cq_;

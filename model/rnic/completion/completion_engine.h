@@ -12,8 +12,8 @@
 #include <tlm>
 
 #include "model/config/config.h"
-#include "model/rnic/util/context_cache.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
@@ -28,7 +28,8 @@ class CompletionEngine : public sc_core::sc_module {
   SharedTargetSocket<CompletionEngine> cqe_tsock;   // CompletionRecord messages
   TargetSocket<CompletionEngine> doorbell_tsock;    // CQ consumer indices
   TargetSocket<CompletionEngine> ctrl_tsock;        // context changes
-  InitiatorSocket<CompletionEngine> dma_isock;      // CQ context reads, CQE writes
+  InitiatorSocket<CompletionEngine> dma_isock;      // CQE writes
+  InitiatorSocket<CompletionEngine> context_isock;  // CQ contexts (QpContext)
 
   CompletionEngine(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
   StatGroup stats;
@@ -55,7 +56,6 @@ class CompletionEngine : public sc_core::sc_module {
   Clock clock_;
   PipelineStage build_stage_;
   PayloadPool pool_;
-  ContextCache<CqcEntry, kCqcEntryBytes> cqc_;
   std::unordered_map<uint32_t, CqState> cqs_;
   std::deque<Queued> queue_;
   sc_core::sc_event queued_event_;

@@ -21,6 +21,7 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
       tx_isock("tx_isock"),
       cq_isock("cq_isock"),
       dma_isock("dma_isock"),
+      context_isock("context_isock"),
       qp_event_isock("qp_event_isock"),
       stats(std::string(this->name())),
       config_(config),
@@ -39,7 +40,8 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
       completions_(stats.add("completions", "entries", "completions handed to the CQ engine")),
       errors_(stats.add("errors", "requests", "requests that ended with an error status")),
       flushed_(stats.add("flushed", "requests", "requests flushed by the QP error state")),
-      ord_stalls_(stats.add("ord_stalls", "requests", "reads that waited for an ORD slot or fence")),
+      ord_stalls_(
+          stats.add("ord_stalls", "requests", "reads that waited for an ORD slot or fence")),
       stray_responses_(stats.add("stray_responses", "packets", "responses matching no read")),
       read_latency_(stats.add_histogram(
           "read_latency_ns",
@@ -82,13 +84,9 @@ void Requester::retry_thread() {
   }
 }
 
-const QpcEntry* Requester::qpc(uint32_t qpn, sc_core::sc_time& delay) {
-  if (qpn >= icm_.qpc_entries) return nullptr;
-  auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
-    return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
-                        DmaSource::ContextTable, d);
-  };
-  return qpc_.get(icm_.qpc_addr(qpn), qpn, read, delay);
+const QpcEntry* Requester::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay) {
+  return read_qpc(pool_, context_isock, ContextRole::Requester, qpn, 0, storage, delay) ? storage
+                                                                                        : nullptr;
 }
 
 Requester::QpState& Requester::state(uint32_t qpn) {
@@ -145,7 +143,8 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     retire(qpn, qp, delay);
     return;
   }
-  const QpcEntry* context = qpc(qpn, delay);
+  QpcEntry context_entry;
+  const QpcEntry* context = qpc(qpn, &context_entry, delay);
   if (qp.error) {
     ++flushed_;
     finish(qp, qp.pending.back(), CqeStatus::Flush);
@@ -203,7 +202,8 @@ CqeStatus Requester::land_response(uint32_t qpn, Pending& p, const Packet& packe
   if (!read || packet.payload.size() != p.bytes) return CqeStatus::RemoteOperation;
   // The sinks were checked when the read started; their MRs may have been deregistered,
   // closed or invalidated since. Every sink is checked again before any byte lands.
-  const QpcEntry* context = qpc(qpn, delay);
+  QpcEntry context_entry;
+  const QpcEntry* context = qpc(qpn, &context_entry, delay);
   for (uint32_t i = 0; i < p.sinks; ++i) {
     SinkSge& sink = p.sink[i];
     ProtectionRequest check;
@@ -256,8 +256,8 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
       // Receiver not ready: send again after the RNR timer (IB 9.7.5.2.8).
       ++p->rnr_retries;
       const sc_core::sc_time timer(double(config_.qp.rnr_timer_ns), sc_core::SC_NS);
-      retries_.push_back({sc_core::sc_time_stamp() + delay + timer, packet->dst_qpn,
-                          packet->sequence});
+      retries_.push_back(
+          {sc_core::sc_time_stamp() + delay + timer, packet->dst_qpn, packet->sequence});
       retry_event_.notify(sc_core::SC_ZERO_TIME);
       return;
     }
@@ -280,7 +280,8 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
       (p->flags & kWqeFlagReadLocalInvalidate) &&
       (config_.adapter_flags & caps::kRdmaReadLocalInvalidateSupported) && p->sinks > 0) {
     // RDMA_READ_LOCAL_INVALIDATE: the read's success invalidates its first sink's token.
-    const QpcEntry* context = qpc(packet->dst_qpn, delay);
+    QpcEntry context_entry;
+    const QpcEntry* context = qpc(packet->dst_qpn, &context_entry, delay);
     ProtectionRequest invalidate;
     invalidate.op = ProtectionOp::Invalidate;
     invalidate.token = p->first_sink_token;
@@ -347,7 +348,6 @@ void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     sc_core::sc_time d = delay;
     retire(change->index, qp, d);
   } else if (change && change->kind == ContextKind::Qpc) {
-    qpc_.invalidate(change->index);
     auto it = qps_.find(change->index);
     // A QP being (re)created starts clean; one being connected has no requests yet.
     if (it != qps_.end() && it->second.pending.empty()) {
@@ -398,7 +398,8 @@ void Requester::flush_after(QpState& qp, uint64_t sequence) {
 }
 
 void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
-  const QpcEntry* context = qpc(qpn, delay);
+  QpcEntry context_entry;
+  const QpcEntry* context = qpc(qpn, &context_entry, delay);
   while (!qp.pending.empty() && qp.pending.front().done) {
     const Pending p = std::move(qp.pending.front());
     qp.pending.pop_front();

@@ -16,8 +16,8 @@
 #include <tlm>
 
 #include "model/config/config.h"
-#include "model/rnic/util/context_cache.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
 #include "tlm/payload_pool.h"
 #include "tlm/recycling_allocator.h"
@@ -41,6 +41,7 @@ class Requester : public sc_core::sc_module {
   InitiatorSocket<Requester> tx_isock;      // Port
   InitiatorSocket<Requester> cq_isock;      // CompletionEngine
   InitiatorSocket<Requester> dma_isock;     // QP context reads
+  InitiatorSocket<Requester> context_isock;  // QP contexts (QpContext)
   InitiatorSocket<Requester> qp_event_isock;  // this QP's Responder side: a local error
 
   Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
@@ -115,7 +116,8 @@ class Requester : public sc_core::sc_module {
   void qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
-  const QpcEntry* qpc(uint32_t qpn, sc_core::sc_time& delay);
+  // The QP context from the QP-context unit, copied into `storage`; null if unreadable.
+  const QpcEntry* qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay);
   QpState& state(uint32_t qpn);
   Pending* find(QpState& qp, uint64_t sequence);
   void execute_read(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
@@ -161,7 +163,6 @@ class Requester : public sc_core::sc_module {
   uint32_t node_id_;
   Clock clock_;
   PayloadPool pool_;
-  ContextCache<QpcEntry, kQpcEntryBytes> qpc_;
   std::unordered_map<uint32_t, QpState> qps_;
   Packet tx_packet_;
   std::deque<RetryAt> retries_;  // in time order: every retry waits the same RNR timer

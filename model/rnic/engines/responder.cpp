@@ -20,6 +20,7 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       qp_event_isock("qp_event_isock"),
       cq_isock("cq_isock"),
       dma_isock("dma_isock"),
+      context_isock("context_isock"),
       stats(std::string(this->name())),
       config_(config),
       icm_(icm),
@@ -34,7 +35,8 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       write_bytes_(stats.add("write_bytes", "bytes", "bytes landed by RDMA writes")),
       bytes_(stats.add("read_bytes", "bytes", "bytes returned in read responses")),
       naks_(stats.add("naks", "packets", "requests answered with a NAK")),
-      access_errors_(stats.add("access_errors", "requests", "remote token or range check failures")),
+      access_errors_(
+          stats.add("access_errors", "requests", "remote token or range check failures")),
       ird_stall_ps_(stats.add("ird_stall_ps", "ps", "time reads waited for an IRD slot")),
       read_service_(stats.add_histogram("read_service_ns",
                                         "read request: arrival to the last response byte sent")),
@@ -47,13 +49,9 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
   qp_event_tsock.register_b_transport(this, &Responder::qp_event_b_transport);
 }
 
-const QpcEntry* Responder::qpc(uint32_t qpn, sc_core::sc_time& delay) {
-  if (qpn >= icm_.qpc_entries) return nullptr;
-  auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
-    return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
-                        DmaSource::ContextTable, d);
-  };
-  return qpc_.get(icm_.qpc_addr(qpn), qpn, read, delay);
+const QpcEntry* Responder::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay) {
+  return read_qpc(pool_, context_isock, ContextRole::Responder, qpn, 0, storage, delay) ? storage
+                                                                                        : nullptr;
 }
 
 void Responder::enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay) {
@@ -159,7 +157,8 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   response_.length = request->length;
   response_.payload.clear();
 
-  const QpcEntry* qpc = this->qpc(qpn, delay);
+  QpcEntry qpc_entry;
+  const QpcEntry* qpc = this->qpc(qpn, &qpc_entry, delay);
   CqeStatus status;
   bool rnr = false;
   bool served = false;  // reached serve_*: counted in read_service_ns if a read
@@ -199,8 +198,10 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
     response_.syndrome = CqeStatus::Success;
   }
   if (trace_.on()) {
-    trace_.slice(send ? "serve send" : write ? "serve write" : "serve read", started,
-                 now + delay, request->trace_id);
+    trace_.slice(send    ? "serve send"
+                 : write ? "serve write"
+                         : "serve read",
+                 started, now + delay, request->trace_id);
   }
   send_message(pool_, tx_isock, response_, delay);
   // `delay` now ends when the port has sent the response's last byte.
@@ -210,7 +211,6 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
 void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   const ContextChange* change = message_of<ContextChange>(gp);
   if (change && change->kind == ContextKind::Qpc) {
-    qpc_.invalidate(change->index);
     auto it = qps_.find(change->index);
     // (Re)created or connected: a fresh QP. A QP being created has an empty receive queue;
     // receives posted before Connect stay.

@@ -13,8 +13,8 @@
 #include <tlm>
 
 #include "model/config/config.h"
-#include "model/rnic/util/context_cache.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
@@ -38,6 +38,7 @@ class Responder : public sc_core::sc_module {
   InitiatorSocket<Responder> qp_event_isock;  // this QP's Requester side
   InitiatorSocket<Responder> cq_isock;        // CompletionEngine (receive completions)
   InitiatorSocket<Responder> dma_isock;       // QP context and receive-queue reads
+  InitiatorSocket<Responder> context_isock;  // QP contexts (QpContext)
 
   Responder(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
             uint32_t node_id);
@@ -62,7 +63,8 @@ class Responder : public sc_core::sc_module {
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  const QpcEntry* qpc(uint32_t qpn, sc_core::sc_time& delay);
+  // The QP context from the QP-context unit, copied into `storage`; null if unreadable.
+  const QpcEntry* qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay);
   // Consumes the next receive for a send; sets *rnr when none is posted.
   CqeStatus serve_send(const Packet& request, const QpcEntry& qpc, QpState& qp, bool* rnr,
                        sc_core::sc_time& delay);
@@ -89,7 +91,6 @@ class Responder : public sc_core::sc_module {
   Clock clock_;
   PipelineStage parse_stage_;
   PayloadPool pool_;
-  ContextCache<QpcEntry, kQpcEntryBytes> qpc_;
   std::unordered_map<uint32_t, QpState> qps_;
   Packet response_;
   TranslateRequest translate_;

@@ -46,7 +46,8 @@ void Responder::complete(const QpcEntry& context, const Cqe& cqe, sc_core::sc_ti
 }
 
 void Responder::flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
-  const QpcEntry* found = qpc(qpn, delay);
+  QpcEntry found_entry;
+  const QpcEntry* found = qpc(qpn, &found_entry, delay);
   if (!found || found->rq_depth == 0) {
     qp.rq_consumer = qp.rq_producer;
     return;
@@ -69,8 +70,8 @@ void Responder::flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& dela
   }
 }
 
-CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context,
-                               const Wqe& receive, Cqe& cqe, sc_core::sc_time& delay) {
+CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, const Wqe& receive,
+                               Cqe& cqe, sc_core::sc_time& delay) {
   const uint64_t length = request.payload.size();
   if (receive.nsge > kMaxSge || receive.nsge > config_.qp.max_sge) {
     cqe.status = CqeStatus::LocalQpOperation;

@@ -5,12 +5,12 @@
 
 namespace rnic {
 
-WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config,
-                       const IcmLayout& icm)
+WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm)
     : sc_module(name),
       doorbell_tsock("doorbell_tsock"),
       ctrl_tsock("ctrl_tsock"),
       dma_isock("dma_isock"),
+      context_isock("context_isock"),
       work_isock("work_isock"),
       stats(std::string(this->name())),
       config_(config),
@@ -19,9 +19,19 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config,
       decode_stage_(clock_, config.wqe.decode_cycles, config.wqe.decode_ii_cycles),
       wqes_fetched_(stats.add("wqes_fetched", "WQEs", "WQEs read from send queues")),
       fetch_reads_(stats.add("fetch_reads", "transactions", "DMA reads of WQE batches")),
-      bad_doorbells_(stats.add("bad_doorbells", "writes", "doorbells for unknown QPs or beyond the ring")),
+      bad_doorbells_(
+          stats.add("bad_doorbells", "writes", "doorbells for unknown QPs or beyond the ring")),
+      buffer_full_(stats.add("buffer_full", "turns",
+                             "turns of a QP whose next batch read waited for WQE buffer room")),
       fetch_latency_(stats.add_histogram(
-          "fetch_latency_ns", "WQE batch: fetch start (QP context lookup) to the WQEs on chip")) {
+          "fetch_latency_ns", "WQE batch: fetch start (QP context lookup) to the WQEs on chip")),
+      wqes_buffered_(stats.add_occupancy(
+          "wqes_buffered", "WQEs",
+          "WQE buffer in use: fetched or being fetched, not yet handed on (at most "
+          "wqe.cache_entries)")),
+      batches_outstanding_(stats.add_occupancy(
+          "batches_outstanding", "batches",
+          "batch reads in flight or buffered, all QPs (per QP at most wqe.prefetch_depth)")) {
   decode_stage_.set_contention(!config.sim.fast);
   doorbell_tsock.register_b_transport(this, &WqeFetcher::doorbell_b_transport);
   ctrl_tsock.register_b_transport(this, &WqeFetcher::ctrl_b_transport);
@@ -49,10 +59,12 @@ void WqeFetcher::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_
 void WqeFetcher::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
   const ContextChange* change = message_of<ContextChange>(gp);
   if (change && change->kind == ContextKind::Qpc) {
-    qpc_.invalidate(change->index);
     // A re-created QP starts with an empty ring (the entry stays: the fetch thread may hold it).
     auto it = queues_.find(change->index);
-    if (it != queues_.end()) it->second.producer = it->second.fetched = 0;
+    if (it != queues_.end()) {
+      discard(it->second);
+      it->second.producer = it->second.fetched = it->second.handed = 0;
+    }
   } else if (change && change->kind == ContextKind::QpClose && change->index < icm_.qpc_entries) {
     // The close marker follows the QP's last WQE through the requester (which completes in
     // order), so its arrival at the completion engine means the QP has nothing left. The
@@ -81,7 +93,7 @@ void WqeFetcher::send_close_marker(uint32_t qpn, QueueState& q) {
   q.closing = false;
   WorkRequest work;
   work.qpn = qpn;
-  work.wqe_index = q.fetched;
+  work.wqe_index = q.handed;
   work.close = true;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   send_message(pool_, work_isock, work, delay);
@@ -94,12 +106,25 @@ void WqeFetcher::apply_due_doorbells() {
     doorbells_.pop_front();
     QueueState& q = queues_[db.qpn];
     q.producer = db.producer;
-    if (!q.active && q.producer != q.fetched) {
+    if (!q.active && q.producer != q.handed) {
       q.active = true;
       round_robin_.push_back(db.qpn);
     }
   }
   if (!doorbells_.empty()) doorbell_event_.notify(doorbells_.front().at - now);
+}
+
+void WqeFetcher::discard(QueueState& q) {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  for (const FetchedWqe& f : q.buffered) {
+    wqes_buffered_.down(now, std::max<uint64_t>(now, f.ready.value()));
+    if (f.last_of_batch) batches_outstanding_.down(now, std::max<uint64_t>(now, f.ready.value()));
+  }
+  buffered_ -= uint32_t(q.buffered.size());
+  q.buffered.clear();
+  q.batches = 0;
+  ++q.epoch;
+  q.fetched = q.handed = q.producer;
 }
 
 void WqeFetcher::fetch_thread() {
@@ -114,8 +139,11 @@ void WqeFetcher::fetch_thread() {
     auto it = queues_.find(qpn);
     if (it == queues_.end()) continue;
     QueueState& q = it->second;
-    if (q.producer != q.fetched) fetch_from(qpn, q);
-    if (q.producer != q.fetched) {
+    top_up(qpn, q);
+    if (!q.buffered.empty()) hand_batch(qpn, q);
+    // Refill at once: the next batches are read while the requester works on this one.
+    top_up(qpn, q);
+    if (q.producer != q.handed) {
       round_robin_.push_back(qpn);
     } else {
       q.active = false;
@@ -124,54 +152,85 @@ void WqeFetcher::fetch_thread() {
   }
 }
 
-void WqeFetcher::fetch_from(uint32_t qpn, QueueState& q) {
+void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
+  const uint32_t depth = std::max<uint32_t>(1, config_.wqe.prefetch_depth);
+  const uint32_t batch_limit = std::max<uint32_t>(1, config_.wqe.fetch_batch);
+  if (q.producer == q.fetched || q.batches >= depth) return;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  const sc_core::sc_time started = sc_core::sc_time_stamp();
-  auto read = [this](uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& d) {
-    return dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, data, len,
-                        DmaSource::ContextTable, d);
-  };
-  const QpcEntry* qpc = qpc_.get(icm_.qpc_addr(qpn), qpn, read, delay);
-  const uint32_t posted = q.producer - q.fetched;  // modulo 2^32
-  if (!qpc || !qpc->valid || qpc->sq_depth == 0 || posted > qpc->sq_depth) {
+  QpcEntry context;
+  const bool have_context =
+      read_qpc(pool_, context_isock, ContextRole::Fetcher, qpn, 0, &context, delay);
+  const uint32_t posted = q.producer - q.handed;  // modulo 2^32
+  if (!have_context || !context.valid || context.sq_depth == 0 || posted > context.sq_depth) {
     // A doorbell for a QP that does not exist, or claiming more WQEs than the ring holds:
     // the device ignores it rather than reading memory it was never given.
     ++bad_doorbells_;
-    q.fetched = q.producer;
+    discard(q);
     return;
   }
-  const uint32_t slot = q.fetched % qpc->sq_depth;
-  const uint32_t batch = std::min({posted, std::max<uint32_t>(1, config_.wqe.fetch_batch),
-                                   qpc->sq_depth - slot});
-  const uint64_t addr = qpc->sq_base + uint64_t(slot) * kWqeBytes;
-  const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, buffer_.data(),
-                               batch * kWqeBytes, DmaSource::WqeFetch, delay);
-  ++fetch_reads_;
-  // The WQEs are on chip only when the read completes, at `ready`. Rather than waiting for it
-  // here and again for each decode, the first WQE goes to the requester with read + decode as
-  // its annotated delay (the requester synchronises once, at the same time as before), later
-  // ones with the decode alone (the requester's synchronisation has consumed the read).
-  const sc_core::sc_time ready = started + delay;
-  fetch_latency_.add_ps(delay.value());
-  if (!ok) {
-    wait(delay);
-    ++bad_doorbells_;
-    q.fetched = q.producer;
-    return;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  while (q.producer != q.fetched && q.batches < depth) {
+    const uint32_t slot = q.fetched % context.sq_depth;
+    const uint32_t batch =
+        std::min({q.producer - q.fetched, batch_limit, context.sq_depth - slot});
+    if (buffered_ + batch > config_.wqe.cache_entries) {
+      ++buffer_full_;
+      return;
+    }
+    // Every read of this top-up starts after the context lookup; the link orders them.
+    sc_core::sc_time d = delay;
+    const uint64_t addr = context.sq_base + uint64_t(slot) * kWqeBytes;
+    const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, buffer_.data(),
+                                 batch * kWqeBytes, DmaSource::WqeFetch, d);
+    ++fetch_reads_;
+    fetch_latency_.add_ps(d.value());
+    if (!ok) {
+      ++bad_doorbells_;
+      discard(q);
+      return;
+    }
+    const sc_core::sc_time issued = now + delay;
+    const sc_core::sc_time ready = now + d;
+    for (uint32_t i = 0; i < batch; ++i) {
+      FetchedWqe f;
+      f.wqe = Wqe::decode(buffer_.data() + size_t(i) * kWqeBytes);
+      f.index = q.fetched++;
+      f.issued = issued;
+      f.ready = ready;
+      f.last_of_batch = i + 1 == batch;
+      q.buffered.push_back(f);
+      wqes_buffered_.up(now.value(), issued.value());
+    }
+    wqes_fetched_ += batch;
+    buffered_ += batch;
+    ++q.batches;
+    batches_outstanding_.up(now.value(), issued.value());
   }
-  for (uint32_t i = 0; i < batch; ++i) {
+}
+
+void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
+  const uint32_t epoch = q.epoch;
+  bool last = false;
+  while (!last && !q.buffered.empty() && q.epoch == epoch) {
+    const FetchedWqe f = q.buffered.front();
+    q.buffered.pop_front();
+    --buffered_;
+    last = f.last_of_batch;
+    if (last) --q.batches;
+    ++q.handed;
     WorkRequest work;
     work.qpn = qpn;
-    work.wqe_index = q.fetched;
-    work.wqe = Wqe::decode(buffer_.data() + size_t(i) * kWqeBytes);
-    ++wqes_fetched_;
-    ++q.fetched;
+    work.wqe_index = f.index;
+    work.wqe = f.wqe;
+    // The WQE is decoded once its read is in; the requester synchronises on that time.
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    sc_core::sc_time d = decode_stage_.pass(ready > now ? ready : now) - now;
+    sc_core::sc_time d = decode_stage_.pass(f.ready > now ? f.ready : now) - now;
+    wqes_buffered_.down(now.value(), (now + d).value());
+    if (last) batches_outstanding_.down(now.value(), (now + d).value());
     if (trace_.on()) {
       // Context lookup, the batch's DMA read and this WQE's decode.
       work.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
-      trace_.slice("fetch", started, sc_core::sc_time_stamp() + d, work.trace_id);
+      trace_.slice("fetch", f.issued, now + d, work.trace_id);
     }
     send_message(pool_, work_isock, work, d);
   }

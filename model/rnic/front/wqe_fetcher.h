@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reads posted WQEs from send-queue rings in host memory by DMA, up to wqe.fetch_batch per
-// read, round-robin over QPs with work, decodes them and hands them to the Requester in
-// posting order. A blocked Requester (ORD full, fence) holds the fetcher: backpressure.
+// Reads posted WQEs from send-queue rings in host memory by DMA and hands them, decoded, to
+// the Requester in posting order.
+//
+// - Fetch: up to wqe.fetch_batch WQEs per DMA read, never past the ring's end.
+// - Prefetch: per QP, up to wqe.prefetch_depth batch reads in flight or waiting on chip; a
+//   batch used up is replaced by the next read at once, so one QP's fetch latency overlaps
+//   its execution.
+// - WQE buffer: every WQE fetched and not yet handed on holds one of wqe.cache_entries slots
+//   (all QPs share it); a read is issued only when its batch has room.
+// - Scheduler: the QPs with posted work take turns round-robin, one batch per turn.
+// A blocked Requester (ORD full, fence) holds the fetcher: backpressure.
 #pragma once
 
 #include <deque>
@@ -12,8 +20,8 @@
 #include <tlm>
 
 #include "model/config/config.h"
-#include "model/rnic/util/context_cache.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
@@ -25,10 +33,11 @@ namespace rnic {
 
 class WqeFetcher : public sc_core::sc_module {
  public:
-  TargetSocket<WqeFetcher> doorbell_tsock;  // send-queue doorbells
-  TargetSocket<WqeFetcher> ctrl_tsock;      // context changes
-  InitiatorSocket<WqeFetcher> dma_isock;    // WQE and QP context reads
-  InitiatorSocket<WqeFetcher> work_isock;   // decoded WQEs to the Requester
+  TargetSocket<WqeFetcher> doorbell_tsock;    // send-queue doorbells
+  TargetSocket<WqeFetcher> ctrl_tsock;        // context changes
+  InitiatorSocket<WqeFetcher> dma_isock;      // WQE reads
+  InitiatorSocket<WqeFetcher> context_isock;  // QP contexts (QpContext)
+  InitiatorSocket<WqeFetcher> work_isock;     // decoded WQEs to the Requester
 
   WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
   StatGroup stats;
@@ -39,11 +48,23 @@ class WqeFetcher : public sc_core::sc_module {
   }
 
  private:
+  // A WQE on chip (or on its way): decoded when its batch read was issued, usable at `ready`.
+  struct FetchedWqe {
+    Wqe wqe;
+    uint32_t index = 0;
+    sc_core::sc_time issued;  // its batch read started (trace)
+    sc_core::sc_time ready;   // its batch read completed
+    bool last_of_batch = false;
+  };
   struct QueueState {
     uint32_t producer = 0;  // from the latest doorbell
-    uint32_t fetched = 0;   // WQEs handed on
+    uint32_t fetched = 0;   // WQEs read (or being read)
+    uint32_t handed = 0;    // WQEs handed on
+    uint32_t batches = 0;   // batch reads in flight or buffered
+    uint32_t epoch = 0;     // bumped when the QP is re-created: buffered WQEs are stale
     bool active = false;    // in the round-robin list
     bool closing = false;   // QpClose: send the close marker once everything rung is fetched
+    std::deque<FetchedWqe> buffered;
   };
   struct PendingDoorbell {
     sc_core::sc_time at;
@@ -55,7 +76,12 @@ class WqeFetcher : public sc_core::sc_module {
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void fetch_thread();
   void apply_due_doorbells();
-  void fetch_from(uint32_t qpn, QueueState& queue);
+  // Issues batch reads for `qpn` while it has unread WQEs, prefetch depth and buffer room.
+  void top_up(uint32_t qpn, QueueState& queue);
+  // Hands the QP's next batch (what is buffered of it) to the Requester.
+  void hand_batch(uint32_t qpn, QueueState& queue);
+  // Drops what is buffered for `queue` and forgets its posted WQEs.
+  void discard(QueueState& queue);
   void send_close_marker(uint32_t qpn, QueueState& queue);
 
   RnicConfig config_;
@@ -63,19 +89,22 @@ class WqeFetcher : public sc_core::sc_module {
   Clock clock_;
   PipelineStage decode_stage_;
   PayloadPool pool_;
-  ContextCache<QpcEntry, kQpcEntryBytes> qpc_;
   std::unordered_map<uint32_t, QueueState> queues_;
   std::deque<uint32_t> round_robin_;
   std::deque<PendingDoorbell> doorbells_;
   sc_core::sc_event doorbell_event_;
-  std::vector<uint8_t> buffer_;
+  std::vector<uint8_t> buffer_;  // one batch read's bytes
+  uint32_t buffered_ = 0;        // WQE buffer slots in use, all QPs
   TraceTrack trace_;
   uint32_t trace_node_ = 0;
   uint32_t trace_number_ = 0;
   Counter& wqes_fetched_;
   Counter& fetch_reads_;
   Counter& bad_doorbells_;
+  Counter& buffer_full_;
   Histogram& fetch_latency_;
+  Occupancy& wqes_buffered_;
+  Occupancy& batches_outstanding_;
 };
 
 }  // namespace rnic

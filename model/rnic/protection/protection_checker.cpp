@@ -15,14 +15,21 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const RnicCon
       icm_(icm),
       clock_(config.timing.clock_mhz),
       check_stage_(clock_, config.mpt.check_cycles, config.mpt.check_ii_cycles),
-      cache_(config.mpt.cache_entries, config.mpt.cache_entries),
+      cache_(config.mpt.cache_entries, config.mpt.cache_entries, config.mpt.max_outstanding_misses),
       checks_(stats.add("checks", "requests", "protection checks and binds")),
       failures_(stats.add("failures", "requests", "checks that failed")),
       binds_(stats.add("binds", "requests", "successful window binds")),
       invalidates_(stats.add("invalidates", "requests", "successful invalidations")),
       hits_(stats.add("mpt_hits", "lookups", "MPT cache hits")),
       misses_(stats.add("mpt_misses", "lookups", "MPT cache misses (a DMA read each)")),
-      miss_fill_(stats.add_histogram("miss_fill_ns", "MPT cache miss: the DMA read of its entry")) {
+      merged_(stats.add("mpt_merged", "lookups",
+                        "lookups of an entry whose read was in flight: no read of their own")),
+      mshr_stall_ps_(stats.add("miss_register_stall_ps", "ps",
+                               "time misses waited for a free miss-status register")),
+      miss_fill_(stats.add_histogram("miss_fill_ns", "MPT cache miss: the DMA read of its entry")),
+      misses_in_flight_(
+          stats.add_occupancy("misses_outstanding", "misses",
+                              "entry reads in flight (at most mpt.max_outstanding_misses)")) {
   check_stage_.set_contention(!config.sim.fast);
   check_tsock.register_b_transport(this, &ProtectionChecker::check_b_transport);
   ctrl_tsock.register_b_transport(this, &ProtectionChecker::ctrl_b_transport);
@@ -30,18 +37,31 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const RnicCon
 
 MptEntry* ProtectionChecker::fetch(uint32_t index, sc_core::sc_time& delay) {
   if (index == 0 || index >= icm_.mpt_entries) return nullptr;  // index 0 is never allocated
-  if (MptEntry* hit = cache_.lookup(index)) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time asked = now + delay;
+  const auto found = cache_.lookup(index, asked.value());
+  if (found.outcome == NonBlockingCache<MptEntry>::Outcome::Hit) {
     ++hits_;
-    return hit;
+    return found.value;
+  }
+  if (found.outcome == NonBlockingCache<MptEntry>::Outcome::Merged) {
+    ++merged_;
+    delay = ps(found.ready_ps) - now;
+    return found.value;
   }
   ++misses_;
   uint8_t raw[kMptEntryBytes];
-  const sc_core::sc_time asked = sc_core::sc_time_stamp() + delay;
-  if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mpt_addr(index), raw,
-                    kMptEntryBytes, DmaSource::MptTable, delay))
-    return nullptr;
-  miss_fill_.add_ps((sc_core::sc_time_stamp() + delay - asked).value());
-  return &cache_.insert(index, MptEntry::decode(raw));
+  const sc_core::sc_time issued = ps(cache_.begin_miss(asked.value()));
+  mshr_stall_ps_ += (issued - asked).value();
+  delay = issued - now;
+  const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mpt_addr(index), raw,
+                               kMptEntryBytes, DmaSource::MptTable, delay);
+  const sc_core::sc_time filled = now + delay;
+  cache_.end_miss(filled.value());
+  misses_in_flight_.hold(now.value(), issued.value(), filled.value());
+  if (!ok) return nullptr;
+  miss_fill_.add_ps((filled - asked).value());
+  return &cache_.insert(index, MptEntry::decode(raw), filled.value());
 }
 
 bool ProtectionChecker::write_back(uint32_t index, const MptEntry& entry, sc_core::sc_time& delay) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The MPT unit: keys, windows and regions. Reads MPT entries from the table in host memory
-// through an on-chip cache (mpt.cache_entries, LRU), applies the rules of protection_rules.h,
+// through an on-chip cache (mpt.cache_entries, LRU, non-blocking: up to
+// mpt.max_outstanding_misses entry reads in flight, hits under misses, merged misses), applies the rules of protection_rules.h,
 // and writes entries back through the cache when a bind, fast-register or invalidate changes
 // them.
 #pragma once
@@ -11,7 +12,7 @@
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/messages.h"
-#include "model/rnic/util/set_assoc_cache.h"
+#include "model/rnic/util/non_blocking_cache.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -42,7 +43,7 @@ class ProtectionChecker : public sc_core::sc_module {
   Clock clock_;
   PipelineStage check_stage_;
   PayloadPool pool_;
-  SetAssocCache<MptEntry> cache_;
+  NonBlockingCache<MptEntry> cache_;
   TraceTrack trace_;
   Counter& checks_;
   Counter& failures_;
@@ -50,7 +51,10 @@ class ProtectionChecker : public sc_core::sc_module {
   Counter& invalidates_;
   Counter& hits_;
   Counter& misses_;
+  Counter& merged_;
+  Counter& mshr_stall_ps_;
   Histogram& miss_fill_;
+  Occupancy& misses_in_flight_;
 };
 
 }  // namespace rnic

@@ -17,14 +17,21 @@ Mtt::Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout
       clock_(config.timing.clock_mhz),
       lookup_stage_(clock_, config.mtt.lookup_cycles, config.mtt.lookup_ii_cycles),
       config_(config.mtt),
-      cache_(config.mtt.cache_entries, config.mtt.cache_ways),
+      cache_(config.mtt.cache_entries, config.mtt.cache_ways, config.mtt.max_outstanding_misses),
       translations_(stats.add("translations", "requests", "translation requests")),
       pages_(stats.add("pages", "pages", "pages translated")),
       hits_(stats.add("mtt_hits", "lookups", "translation cache hits")),
       misses_(stats.add("mtt_misses", "lookups", "translation cache misses (a DMA read each)")),
+      merged_(stats.add("mtt_merged", "lookups",
+                        "lookups of a line whose read was in flight: no read of their own")),
+      mshr_stall_ps_(stats.add("miss_register_stall_ps", "ps",
+                               "time misses waited for a free miss-status register")),
       faults_(stats.add("faults", "requests", "translations outside the table or unreadable")),
       miss_fill_(stats.add_histogram("miss_fill_ns",
-                                     "translation cache miss: the DMA read of its entry line")) {
+                                     "translation cache miss: the DMA read of its entry line")),
+      misses_in_flight_(
+          stats.add_occupancy("misses_outstanding", "misses",
+                              "line reads in flight (at most mtt.max_outstanding_misses)")) {
   if (config_.entries_per_fetch == 0) config_.entries_per_fetch = 1;
   line_.resize(size_t(config_.entries_per_fetch) * kMttEntryBytes);
   lookup_stage_.set_contention(!config.sim.fast);
@@ -34,9 +41,18 @@ Mtt::Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout
 
 bool Mtt::entry(uint32_t index, uint64_t* phys, sc_core::sc_time& delay) {
   if (index >= icm_.mtt_entries) return false;
-  if (const uint64_t* hit = cache_.lookup(index)) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time asked = now + delay;
+  const auto found = cache_.lookup(index, asked.value());
+  if (found.outcome == NonBlockingCache<uint64_t>::Outcome::Hit) {
     ++hits_;
-    *phys = *hit;
+    *phys = *found.value;
+    return true;
+  }
+  if (found.outcome == NonBlockingCache<uint64_t>::Outcome::Merged) {
+    ++merged_;
+    *phys = *found.value;
+    delay = ps(found.ready_ps) - now;
     return true;
   }
   ++misses_;
@@ -44,14 +60,23 @@ bool Mtt::entry(uint32_t index, uint64_t* phys, sc_core::sc_time& delay) {
   const uint32_t per_line = config_.entries_per_fetch;
   const uint32_t first = index / per_line * per_line;
   const uint32_t count = std::min(per_line, icm_.mtt_entries - first);
-  const sc_core::sc_time asked = sc_core::sc_time_stamp() + delay;
-  if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mtt_addr(first), line_.data(),
-                    count * kMttEntryBytes, DmaSource::MttTable, delay))
-    return false;
-  miss_fill_.add_ps((sc_core::sc_time_stamp() + delay - asked).value());
+  const sc_core::sc_time issued = ps(cache_.begin_miss(asked.value()));
+  mshr_stall_ps_ += (issued - asked).value();
+  delay = issued - now;
+  const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mtt_addr(first),
+                               line_.data(), count * kMttEntryBytes, DmaSource::MttTable, delay);
+  const sc_core::sc_time filled = now + delay;
+  cache_.end_miss(filled.value());
+  misses_in_flight_.hold(now.value(), issued.value(), filled.value());
+  if (!ok) return false;
+  miss_fill_.add_ps((filled - asked).value());
   for (uint32_t i = 0; i < count; ++i) {
     const uint64_t value = get_le<uint64_t>(line_.data() + size_t(i) * kMttEntryBytes);
-    if (first + i == index || !cache_.lookup(first + i)) cache_.insert(first + i, value);
+    if (first + i == index) {
+      cache_.insert(index, value, filled.value());
+    } else {
+      cache_.insert_if_absent(first + i, value, filled.value());
+    }
   }
   *phys = get_le<uint64_t>(line_.data() + size_t(index - first) * kMttEntryBytes);
   return true;
@@ -61,26 +86,35 @@ bool Mtt::translate(TranslateRequest& req, sc_core::sc_time& delay) {
   req.segments.clear();
   const Region& r = req.region;
   if (r.page_shift < 12 || r.page_shift > 30 || req.va < r.page_base_va) return false;
+  if (req.length == 0) return true;
+  if (req.length > UINT64_MAX - req.va) return false;
   const uint64_t page_bytes = uint64_t(1) << r.page_shift;
+  const uint64_t first_page = (req.va - r.page_base_va) >> r.page_shift;
+  const uint64_t last_page = (req.va + req.length - 1 - r.page_base_va) >> r.page_shift;
+  if (last_page > UINT32_MAX - r.mtt_index) return false;
+  const uint64_t pages = last_page - first_page + 1;
+  // Pipelined lookups: the first page pays the full latency, each further one an interval.
+  // The pipeline is taken at arrival: a miss waits in its miss-status register, not in the
+  // pipeline, so later lookups hit under it.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time looked_up = lookup_stage_.pass(now + delay, pages);
+  sc_core::sc_time ready = looked_up;
   uint64_t va = req.va;
   uint64_t remaining = req.length;
-  uint32_t pages = 0;
-  while (remaining > 0) {
-    const uint64_t page = (va - r.page_base_va) >> r.page_shift;
-    if (page > UINT32_MAX - r.mtt_index) return false;
+  for (uint64_t page = first_page; page <= last_page; ++page) {
     uint64_t phys = 0;
-    if (!entry(uint32_t(r.mtt_index + page), &phys, delay)) return false;
+    // The pages' misses are issued together: each starts when the lookups are done.
+    sc_core::sc_time d = looked_up - now;
+    if (!entry(uint32_t(r.mtt_index + page), &phys, d)) return false;
+    if (now + d > ready) ready = now + d;
     const uint64_t in_page = va & (page_bytes - 1);
     const uint64_t n = std::min(remaining, page_bytes - in_page);
     req.segments.push_back({phys + in_page, uint32_t(n)});
     va += n;
     remaining -= n;
-    ++pages;
   }
   pages_ += pages;
-  // Pipelined lookups: the first page pays the full latency, each further one an interval.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  delay = lookup_stage_.pass(now + delay, pages) - now;
+  delay = ready - now;
   return true;
 }
 
@@ -101,9 +135,8 @@ bool Mtt::load_page_list(PageListLoad& req, sc_core::sc_time& delay) {
       const uint64_t phys = get_le<uint64_t>(line_.data() + size_t(i) * kMttEntryBytes);
       if (phys & page_mask) return false;  // page addresses must be page aligned
     }
-    if (!dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
-                      icm_.mtt_addr(req.mtt_index + done), line_.data(), bytes,
-                      DmaSource::MttTable, delay))
+    if (!dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, icm_.mtt_addr(req.mtt_index + done),
+                      line_.data(), bytes, DmaSource::MttTable, delay))
       return false;
     for (uint32_t i = 0; i < n; ++i) {
       cache_.invalidate(req.mtt_index + done + i);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Memory translation table: virtual pages of a region -> physical pages. The table lives in
 // host memory (8-byte entries); a set-associative LRU cache (mtt.cache_entries x ways) sits in
-// front, and a miss reads one aligned line of entries (mtt.entries_per_fetch) by DMA.
+// front, and a miss reads one aligned line of entries (mtt.entries_per_fetch) by DMA. The
+// cache is non-blocking: up to mtt.max_outstanding_misses line reads in flight, hits under
+// misses, and a lookup of a line already being read waits for that read (merged).
 // Fast-register loads a page array from host memory into the table (write-through).
 #pragma once
 
@@ -11,7 +13,7 @@
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/messages.h"
-#include "model/rnic/util/set_assoc_cache.h"
+#include "model/rnic/util/non_blocking_cache.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -35,6 +37,8 @@ class Mtt : public sc_core::sc_module {
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   bool translate(TranslateRequest& req, sc_core::sc_time& delay);
   bool load_page_list(PageListLoad& req, sc_core::sc_time& delay);
+  // Entry `index` for a lookup leaving the pipeline at now + `delay`; `delay` grows to when
+  // the entry is on chip (a miss or a merged miss).
   bool entry(uint32_t index, uint64_t* phys, sc_core::sc_time& delay);
 
   IcmLayout icm_;
@@ -42,15 +46,18 @@ class Mtt : public sc_core::sc_module {
   PipelineStage lookup_stage_;
   MttConfig config_;
   PayloadPool pool_;
-  SetAssocCache<uint64_t> cache_;
+  NonBlockingCache<uint64_t> cache_;
   std::vector<uint8_t> line_;
   TraceTrack trace_;
   Counter& translations_;
   Counter& pages_;
   Counter& hits_;
   Counter& misses_;
+  Counter& merged_;
+  Counter& mshr_stall_ps_;
   Counter& faults_;
   Histogram& miss_fill_;
+  Occupancy& misses_in_flight_;
 };
 
 }  // namespace rnic

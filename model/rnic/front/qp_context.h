@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// The QP-context unit: the one on-chip cache of QP and CQ contexts (QPC, CQC) that the WQE
+// fetcher, the requester, the responder and the completion engine ask through a socket.
+// Each table has a bounded, set-associative LRU cache that is non-blocking (miss-status
+// registers, hits under misses, merged misses); a miss reads the entry from its table in host
+// memory (ICM) by DMA. A context change from the driver drops the entry.
+//
+// Only the driver-written context is cached here. The device's running state of a QP or CQ
+// (ring indices, outstanding reads) stays in the engines for every QP, as if written back to
+// ICM on eviction at no cost: docs/limits.md.
+#pragma once
+
+#include <array>
+#include <systemc>
+#include <tlm>
+
+#include "model/config/config.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/context.h"
+#include "model/rnic/msg/dma.h"
+#include "model/rnic/msg/messages.h"
+#include "model/rnic/util/non_blocking_cache.h"
+#include "tlm/payload_pool.h"
+#include "tlm/sockets.h"
+#include "tlm/stats.h"
+#include "tlm/timing.h"
+#include "tlm/trace.h"
+
+namespace rnic {
+
+class QpContext : public sc_core::sc_module {
+ public:
+  SharedTargetSocket<QpContext> lookup_tsock;  // ContextRead from the four engines
+  TargetSocket<QpContext> ctrl_tsock;          // context changes
+  InitiatorSocket<QpContext> dma_isock;        // QPC and CQC tables in host memory
+
+  QpContext(sc_core::sc_module_name name, const QpContextConfig& config, const IcmLayout& icm,
+            double clock_mhz);
+  StatGroup stats;
+  // Context loads (misses) as named slices on this unit's track.
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+
+ private:
+  // The statistics of one table (QPC or CQC).
+  struct TableStats {
+    std::array<Counter*, kContextRoles> hits{};
+    std::array<Counter*, kContextRoles> misses{};
+    std::array<Counter*, kContextRoles> merged{};
+    Counter* evictions = nullptr;
+    Counter* register_stall_ps = nullptr;
+    Histogram* miss_fill = nullptr;
+    Occupancy* in_flight = nullptr;
+  };
+  void lookup_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // The entry `index` of a table at `addr`, as seen at now + `delay`; `delay` grows to when
+  // it is on chip. False if the table read failed.
+  template <typename Entry, uint32_t kBytes>
+  bool read(NonBlockingCache<Entry>& cache, TableStats& table, const char* load_name, uint64_t addr,
+            const ContextRead& req, Entry* out, sc_core::sc_time& delay);
+  TableStats declare(const char* table, const char* size_param);
+
+  IcmLayout icm_;
+  Clock clock_;
+  sc_core::sc_time lookup_latency_;
+  PayloadPool pool_;
+  NonBlockingCache<QpcEntry> qpc_;
+  NonBlockingCache<CqcEntry> cqc_;
+  TraceTrack trace_;
+  TableStats qpc_stats_;
+  TableStats cqc_stats_;
+};
+
+}  // namespace rnic
