@@ -63,12 +63,13 @@ size_t edit_distance(const std::string& a, const std::string& b, size_t limit) {
 std::vector<std::string> closest_names(const std::string& name,
                                        const std::vector<std::string>& valid) {
   if (name.empty() || name.size() > kMaxNameLength) return {};
+  if (std::find(valid.begin(), valid.end(), name) != valid.end()) return {};  // nothing to fix
   const std::string wanted = normalized(name);
   const size_t limit = std::max<size_t>(1, wanted.size() / 3);
   size_t best = SIZE_MAX;
   std::vector<std::string> found;
   for (const std::string& candidate : valid) {
-    if (candidate == name || candidate.size() > kMaxNameLength) continue;
+    if (candidate.size() > kMaxNameLength) continue;
     const std::string c = normalized(candidate);
     size_t score;
     if (c == wanted) {

@@ -32,8 +32,9 @@ TEST_CASE("closest names: typos within a third of the length", "[app]") {
   CHECK(closest_names("wirte", ops) == Names{"write"});
   CHECK(closest_names("connect_qp", ops) == Names{"connect"});
   CHECK(closest_names("frobnicate", ops).empty());
-  // A name that is valid gets no suggestion of itself; empty and huge names get none.
+  // A valid name gets no suggestion, not even a neighbour; empty and huge names get none.
   CHECK(closest_names("read", ops).empty());
+  CHECK(closest_names("pcie.gen", {"pcie.gen", "pcie.mps"}).empty());
   CHECK(closest_names("", ops).empty());
   CHECK(closest_names(std::string(100000, 'r'), ops).empty());
   // Short names: replacing every letter is no typo.
