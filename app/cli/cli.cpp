@@ -55,6 +55,12 @@ const Command* find_command(const std::string& name) {
   return nullptr;
 }
 
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) names.push_back(c.name);
+  return names;
+}
+
 std::string file_error(const std::string& file, const ScenarioError& e) {
   std::string where = file;
   if (e.line) where += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);

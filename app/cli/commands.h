@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "app/cli/cli.h"
 #include "app/generator/generator.h"
@@ -29,6 +30,7 @@ struct Command {
 
 // Every command, in the order of the main usage text; nullptr for an unknown name.
 const Command* find_command(const std::string& name);
+std::vector<std::string> command_names();  // for "did you mean"
 
 int cmd_run(const CommandContext& c);
 int cmd_validate(const CommandContext& c);

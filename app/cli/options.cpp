@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/scenario/suggest.h"
 #include "app/scenario/text.h"
 
 namespace rnic::app {
@@ -131,6 +132,15 @@ const Option* find_option(const std::string& command, const std::string& arg) {
   return nullptr;
 }
 
+// The long names `command` accepts (aliases are too short to tell apart), for "did you mean".
+std::vector<std::string> option_names(const std::string& command) {
+  std::vector<std::string> names;
+  for (const Option& option : option_table()) {
+    if (accepts(option, command)) names.push_back(option.name);
+  }
+  return names;
+}
+
 // Checks across options and files, once every argument is read.
 bool check_combination(const CliOptions& o, const Command& command, std::string* error) {
   if (o.files.size() > 1 && !o.out.empty()) {
@@ -194,7 +204,9 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
   }
   const Command* command = find_command(first);
   if (!command) {
-    *error = "unknown command " + quote(first);
+    std::vector<std::string> names = command_names();
+    names.insert(names.end(), {"help", "version", "--help", "--version"});  // taken above
+    *error = unknown_name("command", first, names);
     return false;
   }
   o->command = first;
@@ -210,7 +222,8 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* o, std::string*
     if (arg.size() > 1 && arg[0] == '-') {
       const Option* option = find_option(o->command, arg);
       if (!option) {
-        *error = "unknown option " + quote(arg) + " for " + o->command;
+        *error = "unknown option " + quote(arg) + " for " + o->command +
+                 did_you_mean(arg, option_names(o->command));
         return false;
       }
       if (!option->value && has_value) {

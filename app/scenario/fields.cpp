@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "app/scenario/parse.h"
+#include "app/scenario/suggest.h"
 #include "app/scenario/text.h"
 #include "host_api/ndk.h"
 
@@ -63,9 +64,11 @@ Fill parse_fill(const Reader& r, const std::string& key, uint8_t* byte, bool all
     *byte = uint8_t(v);
     return Fill::Byte;
   }
-  r.fail(key, "unknown fill " + quote(s) +
-                  (allow_random ? " (zero, incrementing, random or a byte like \"0xAB\")"
-                                : " (zero, incrementing or a byte like \"0xAB\")"));
+  std::vector<std::string> fills = {"zero", "incrementing"};
+  if (allow_random) fills.push_back("random");
+  r.fail(key, unknown_name("fill", s, fills,
+                           allow_random ? " (zero, incrementing, random or a byte like \"0xAB\")"
+                                        : " (zero, incrementing or a byte like \"0xAB\")"));
 }
 
 std::vector<uint8_t> parse_hex_bytes(const Reader& r, const std::string& key) {
@@ -195,8 +198,10 @@ std::vector<MetricBound> parse_metrics(const Reader& r) {
   const Reader e = r.object_reader("expect");
   for (auto it = r.at("expect").begin(); it != r.at("expect").end(); ++it) {
     const auto& names = metric_names();
-    if (std::find(names.begin(), names.end(), it.key()) == names.end())
-      e.fail(it.key(), "unknown metric " + quote(it.key()));
+    if (std::find(names.begin(), names.end(), it.key()) == names.end()) {
+      const std::vector<std::string> known = strings(names);
+      e.fail(it.key(), unknown_name("metric", it.key(), known, name_list("known", known)));
+    }
     const Reader m = e.object_reader(it.key());
     m.only({"min", "max"});
     MetricBound bound{it.key(), std::nullopt, std::nullopt};

@@ -266,10 +266,10 @@ bool op_from_name(const std::string& name, Op* out) {
   return false;
 }
 
-std::string known_ops() {
-  std::string list;
-  for (const OpInfo& i : op_table()) list += std::string(list.empty() ? "" : ", ") + i.name;
-  return list;
+std::vector<std::string> op_names() {
+  std::vector<std::string> names;
+  for (const OpInfo& i : op_table()) names.push_back(i.name);
+  return names;
 }
 
 std::vector<std::string> op_fields(Op op) {

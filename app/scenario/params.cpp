@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/scenario/suggest.h"
 #include "app/scenario/text.h"
 #include "model/rnic/abi/icm.h"
 
@@ -210,10 +211,17 @@ const std::vector<Preset>& preset_table() {
   return presets;
 }
 
+std::string unknown_param(const std::string& key) {
+  std::vector<std::string> keys;
+  for (const ParamDef& def : param_table()) keys.push_back(def.key);
+  // Too many keys to list in a message: say where the list is.
+  return unknown_name("config key", key, keys, " (see `rnicsim params`)");
+}
+
 std::string set_param_value(SystemConfig& config, const std::string& key, double value,
                             bool is_integer) {
   const ParamDef* def = find_param(key);
-  if (!def) return "unknown config key \"" + key + "\"";
+  if (!def) return unknown_param(key);
   if (!std::isfinite(value)) return key + ": not a finite number";
   if (def->kind == Kind::Integer && (!is_integer || value != std::floor(value)))
     return key + ": must be an integer";
@@ -231,7 +239,7 @@ std::string set_param_value(SystemConfig& config, const std::string& key, double
 
 std::string set_param(SystemConfig& config, const std::string& key, const std::string& text) {
   const ParamDef* def = find_param(key);
-  if (!def) return "unknown config key \"" + key + "\"";
+  if (!def) return unknown_param(key);
   uint64_t integer = 0;
   if (parse_unsigned(text, &integer)) {
     if (integer > (1ull << 53)) return key + ": " + text + " is out of range";
@@ -255,11 +263,9 @@ std::string apply_preset(SystemConfig& config, const std::string& name) {
     }
     return {};
   }
-  std::string known;
-  for (const Preset& preset : preset_table()) {
-    known += std::string(known.empty() ? "" : ", ") + preset.name;
-  }
-  return "unknown preset \"" + name + "\" (known: " + known + ")";
+  std::vector<std::string> known;
+  for (const Preset& preset : preset_table()) known.push_back(preset.name);
+  return unknown_name("preset", name, known, name_list("known", known));
 }
 
 std::string check_config(const SystemConfig& config) {

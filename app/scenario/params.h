@@ -40,6 +40,8 @@ const std::vector<ParamDef>& param_table();
 const ParamDef* find_param(const std::string& key);
 const std::vector<Preset>& preset_table();
 
+// "unknown config key "pcie.genx"; did you mean "pcie.gen"?" (or where the keys are listed).
+std::string unknown_param(const std::string& key);
 // All setters return an empty string on success, else the error text (no path prefix).
 // `text` is a decimal or 0x-hex integer, or a decimal real for real-valued keys.
 std::string set_param(SystemConfig& config, const std::string& key, const std::string& text);

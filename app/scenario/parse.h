@@ -93,7 +93,11 @@ class Reader {
 
  private:
   Value parse_value(const nlohmann::json& j, const JsonPath& path, uint64_t max) const;
-  uint32_t flags(const std::string& key, bool (*lookup)(const std::string&, uint32_t*)) const;
+  // Names of the defined objects of `kinds` (every kind when empty), for "did you mean".
+  std::vector<std::string> symbol_names(std::initializer_list<ObjectKind> kinds) const;
+  // `known`: every name `lookup` accepts, for the message when it refuses one.
+  uint32_t flags(const std::string& key, bool (*lookup)(const std::string&, uint32_t*),
+                 const std::vector<const char*>& known) const;
 
   const nlohmann::json& object_;
   JsonPath path_;
@@ -192,9 +196,9 @@ const std::vector<const char*>& metric_names();
 
 // Parses the fields of one step (after "op" is known); defined in op_table.cpp.
 void parse_step_fields(const Reader& reader, Step& step);
-// Op name -> Op; false for an unknown op. `known_ops` lists them all for messages.
+// Op name -> Op; false for an unknown op. `op_names` lists them all for messages.
 bool op_from_name(const std::string& name, Op* out);
-std::string known_ops();
+std::vector<std::string> op_names();
 // The fields an op accepts besides op, description and comment (for the schema test).
 std::vector<std::string> op_fields(Op op);
 std::vector<Op> all_ops();

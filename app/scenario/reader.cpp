@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "app/scenario/parse.h"
+#include "app/scenario/schema.h"
+#include "app/scenario/suggest.h"
 #include "app/scenario/text.h"
 #include "host_api/ndk.h"
 
@@ -61,9 +63,9 @@ void Reader::only(const std::vector<const char*>& allowed) const {
     const bool ok =
         std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return it.key() == a; });
     if (ok) continue;
-    std::string list;
-    for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-    fail(it.key(), "unknown field (allowed here: " + list + ")");
+    const std::vector<std::string> names = strings(allowed);
+    fail(it.key(),
+         "unknown field" + did_you_mean(it.key(), names, name_list("allowed here", names)));
   }
 }
 
@@ -105,7 +107,8 @@ Value Reader::parse_value(const json& j, const JsonPath& path, uint64_t max) con
     if (!s.empty() && s[0] == '$') {
       const std::string error = parse_reference(
           s, [this](const std::string& n) { return state_.symbols.count(n) > 0; }, &v);
-      if (!error.empty()) throw_at(path, error);
+      // An unknown object's name is in v.name (value.h): suggest a defined one.
+      if (!error.empty()) throw_at(path, error + did_you_mean(v.name, symbol_names({})));
       const ObjectKind kind = state_.symbols.at(v.name).kind;
       const Value::Field f = v.field;
       const bool ok =
@@ -178,11 +181,20 @@ std::string Reader::object(const std::string& key, std::initializer_list<ObjectK
   std::string wanted;
   for (ObjectKind k : kinds) wanted += std::string(wanted.empty() ? "" : " or ") + kind_label(k);
   auto it = state_.symbols.find(name);
-  if (it == state_.symbols.end()) fail(key, "unknown " + wanted + " " + quote(name));
+  if (it == state_.symbols.end()) fail(key, unknown_name(wanted, name, symbol_names(kinds)));
   if (std::find(kinds.begin(), kinds.end(), it->second.kind) == kinds.end()) {
     fail(key, quote(name) + " is a " + kind_label(it->second.kind) + ", not a " + wanted);
   }
   return name;
+}
+
+std::vector<std::string> Reader::symbol_names(std::initializer_list<ObjectKind> kinds) const {
+  std::vector<std::string> names;
+  for (const auto& [name, symbol] : state_.symbols) {
+    if (kinds.size() == 0 || std::find(kinds.begin(), kinds.end(), symbol.kind) != kinds.end())
+      names.push_back(name);
+  }
+  return names;
 }
 
 std::string Reader::define(ObjectKind kind, uint32_t node, size_t step, uint64_t size) const {
@@ -206,13 +218,11 @@ uint32_t Reader::node(const std::string& key) const {
   for (size_t i = 0; i < state_.nodes.size(); ++i) {
     if (state_.nodes[i] == name) return uint32_t(i);
   }
-  std::string list;
-  for (const std::string& n : state_.nodes) list += std::string(list.empty() ? "" : ", ") + n;
-  fail(key, "unknown node " + quote(name) + " (nodes: " + list + ")");
+  fail(key, unknown_name("node", name, state_.nodes, name_list("nodes", state_.nodes)));
 }
 
-uint32_t Reader::flags(const std::string& key,
-                       bool (*lookup)(const std::string&, uint32_t*)) const {
+uint32_t Reader::flags(const std::string& key, bool (*lookup)(const std::string&, uint32_t*),
+                       const std::vector<const char*>& known) const {
   if (!has(key)) return 0;
   const json& j = at(key);
   if (j.is_number_unsigned()) {  // raw bits: for tests of undefined flag values
@@ -227,7 +237,8 @@ uint32_t Reader::flags(const std::string& key,
     if (!j[i].is_string()) throw_at(p, std::string("must be a flag name, not ") + j[i].type_name());
     uint32_t v = 0;
     if (!lookup(j[i].get<std::string>(), &v)) {
-      throw_at(p, "unknown flag " + quote(j[i].get<std::string>()));
+      const std::vector<std::string> names = strings(known);
+      throw_at(p, unknown_name("flag", j[i].get<std::string>(), names, name_list("known", names)));
     }
     bits |= v;
   }
@@ -235,16 +246,19 @@ uint32_t Reader::flags(const std::string& key,
 }
 
 uint32_t Reader::op_flags(const std::string& key) const {
-  return flags(key, ndk::op_flag_from_name);
+  return flags(key, ndk::op_flag_from_name, op_flag_names());
 }
 uint32_t Reader::mr_flags(const std::string& key) const {
-  return flags(key, ndk::mr_flag_from_name);
+  return flags(key, ndk::mr_flag_from_name, mr_flag_names());
 }
 
 uint32_t Reader::status(const std::string& key) const {
   const std::string name = string(key);
   uint32_t v = 0;
-  if (!ndk::status_from_name(name, &v)) fail(key, "unknown status " + quote(name));
+  if (!ndk::status_from_name(name, &v)) {
+    const std::vector<std::string> names = strings(status_names());
+    fail(key, unknown_name("status", name, names, name_list("known", names)));
+  }
   return v;
 }
 
@@ -252,9 +266,8 @@ uint32_t Reader::operation_type(const std::string& key) const {
   const std::string name = string(key);
   uint32_t v = 0;
   if (!ndk::operation_type_from_name(name, &v)) {
-    fail(key, "unknown completion type " + quote(name) +
-                  " (Receive, Send, FastRegister, Bind, Invalidate, Read, Write, "
-                  "ReceiveAndInvalidate)");
+    const std::vector<std::string> names = strings(operation_type_names());
+    fail(key, unknown_name("completion type", name, names, name_list("known", names)));
   }
   return v;
 }

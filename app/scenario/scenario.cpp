@@ -10,6 +10,7 @@
 #include "app/scenario/json_scan.h"
 #include "app/scenario/params.h"
 #include "app/scenario/parse.h"
+#include "app/scenario/suggest.h"
 #include "app/scenario/text.h"
 
 namespace rnic::app {
@@ -67,7 +68,7 @@ void parse_config(const Reader& top, Scenario& sc) {
     } else {
       err = find_param(it.key()) ? std::string("must be a number or a hex string, not ") +
                                        (v.is_string() ? quote(v.get<std::string>()) : v.type_name())
-                                 : "unknown config key " + quote(it.key());
+                                 : unknown_param(it.key());
     }
     // Messages from the table start with the key; the path already names it.
     const std::string prefix = it.key() + ": ";
@@ -124,8 +125,10 @@ void parse_steps(const Reader& top, Scenario& sc) {
     Step step;
     step.index = i;
     const std::string op = r.string("op");
-    if (!op_from_name(op, &step.op))
-      r.fail("op", "unknown op " + quote(op) + " (known: " + known_ops() + ")");
+    if (!op_from_name(op, &step.op)) {
+      const std::vector<std::string> ops = op_names();
+      r.fail("op", unknown_name("op", op, ops, name_list("known", ops)));
+    }
     step.description = r.string_or("description", "");
     if (r.has("comment")) r.string("comment");
     parse_step_fields(r, step);

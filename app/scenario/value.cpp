@@ -129,6 +129,7 @@ std::string parse_reference(const std::string& text,
   }
   split_field(base, &name, &field);
   if (name.empty()) return "bad reference " + quote(text);
+  out->name = name;  // for the caller's "did you mean"
   return "unknown object " + quote(name) + " in reference " + quote(text);
 }
 

@@ -55,7 +55,8 @@ const char* field_name(Value::Field field);  // "token", ..., "" for a saved val
 
 // Splits "$NAME.field+N" into `out`. `defined` says whether a name exists, so that a name
 // holding '-', '+' or '.' still wins over a suffix reading when it is defined. Returns an
-// empty string, or the error ("unknown object "x"", "bad reference ...").
+// empty string, or the error ("unknown object "x"", "bad reference ..."); for an unknown
+// object, out->name is that name (and out->is_ref false).
 std::string parse_reference(const std::string& text,
                             const std::function<bool(const std::string&)>& defined, Value* out);
 

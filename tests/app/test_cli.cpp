@@ -108,6 +108,53 @@ TEST_CASE("bad command lines are refused with a reason", "[app]") {
   CHECK(run({"run", "a.json", "--bogus"}) == kExitInvalid);
 }
 
+TEST_CASE("misspelt commands and options: the closest names are suggested", "[app]") {
+  CliOptions o;
+  std::string error;
+  CHECK_FALSE(parse_cli({"valdiate", "a.json"}, &o, &error));
+  CHECK(error == "unknown command \"valdiate\"; did you mean \"validate\"?");
+  CHECK_FALSE(parse_cli({"--verison"}, &o, &error));
+  CHECK(error == "unknown command \"--verison\"; did you mean \"--version\"?");
+  CHECK_FALSE(parse_cli({"run", "a.json", "--qiet"}, &o, &error));
+  CHECK(error == "unknown option \"--qiet\" for run; did you mean \"--quiet\"?");
+  CHECK_FALSE(parse_cli({"run", "a.json", "--no_summary"}, &o, &error));
+  CHECK(error == "unknown option \"--no_summary\" for run; did you mean \"--no-summary\"?");
+  CHECK_FALSE(parse_cli({"run", "a.json", "--trace-limt=5"}, &o, &error));
+  CHECK(error == "unknown option \"--trace-limt\" for run; did you mean \"--trace-limit\"?");
+  // Only the command's own options: --out is gen's, not validate's, and nothing is close.
+  CHECK_FALSE(parse_cli({"validate", "a.json", "--out", "x"}, &o, &error));
+  CHECK(error == "unknown option \"--out\" for validate");
+  // What the user sees: the suggestion, then where the options are listed; exit 2.
+  std::string out, err;
+  CHECK(run({"run", "a.json", "--qiet"}, &out, &err) == kExitInvalid);
+  CHECK(err ==
+        "rnicsim: unknown option \"--qiet\" for run; did you mean \"--quiet\"? (see rnicsim run "
+        "--help)\n");
+  CHECK(run({"frobnicate"}, &out, &err) == kExitInvalid);
+  CHECK(err == "rnicsim: unknown command \"frobnicate\" (see rnicsim --help)\n");
+  CHECK(run({"params", "--preset", "Default"}, &out, &err) == kExitInvalid);
+  CHECK(err == "rnicsim: unknown preset \"Default\"; did you mean \"default\"?\n");
+}
+
+TEST_CASE("a misspelt key in --set: the closest keys are suggested, exit 2", "[app]") {
+  const std::string good =
+      temp_file("set_key.json", R"({"name": "g", "steps": [{"op": "wait", "ns": 5}]})");
+  std::string out, err;
+  CHECK(run({"validate", good, "--set", "pcie.mrr=512"}, &out, &err) == kExitInvalid);
+  CHECK(err == good +
+                   ": --set pcie.mrr=512: unknown config key \"pcie.mrr\"; did you mean "
+                   "\"pcie.mrrs\"?\n");
+  CHECK(run({"run", good, "--quiet", "--set=cache_entries=64"}, &out, &err) == kExitInvalid);
+  CHECK(err == good +
+                   ": --set cache_entries=64: unknown config key \"cache_entries\"; did you "
+                   "mean \"mtt.cache_entries\" or \"mpt.cache_entries\"?\n");
+  CHECK(run({"validate", good, "--set", "nonsense=1"}, &out, &err) == kExitInvalid);
+  CHECK(err ==
+        good + ": --set nonsense=1: unknown config key \"nonsense\" (see `rnicsim params`)\n");
+  CHECK(out.empty());
+  std::remove(good.c_str());
+}
+
 TEST_CASE("help, version, params and presets", "[app]") {
   std::string out;
   CHECK(run({"--help"}, &out) == 0);

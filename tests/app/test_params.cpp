@@ -50,7 +50,14 @@ TEST_CASE("set_param parses decimal and hex and writes the config", "[app]") {
 
 TEST_CASE("set_param refuses unknown keys, junk and out-of-range values", "[app]") {
   SystemConfig c;
-  CHECK(set_param(c, "pcie.genx", "3") == "unknown config key \"pcie.genx\"");
+  CHECK(set_param(c, "pcie.genx", "3") ==
+        "unknown config key \"pcie.genx\"; did you mean \"pcie.gen\"?");
+  CHECK(set_param(c, "PCIE.MRRS", "512") ==
+        "unknown config key \"PCIE.MRRS\"; did you mean \"pcie.mrrs\"?");
+  CHECK(set_param(c, "mtu", "512") == "unknown config key \"mtu\"; did you mean \"port.mtu\"?");
+  CHECK(set_param_value(c, "qp.max_rd", 4, true) ==
+        "unknown config key \"qp.max_rd\"; did you mean \"qp.max_ord\" or \"qp.max_ird\"?");
+  CHECK(set_param(c, "nonsense", "3") == "unknown config key \"nonsense\" (see `rnicsim params`)");
   CHECK(set_param(c, "pcie.gen", "6") == "pcie.gen: 6 is out of range 1..5");
   CHECK(set_param(c, "pcie.gen", "0") == "pcie.gen: 0 is out of range 1..5");
   CHECK(set_param(c, "pcie.gen", "-1") == "pcie.gen: \"-1\" is not a non-negative integer");
@@ -101,6 +108,7 @@ TEST_CASE("presets: default is the struct defaults, pcie-bench-gen3x8 its values
   CHECK(check_config(c) == "");
 
   CHECK(apply_preset(c, "gen9") == "unknown preset \"gen9\" (known: default, pcie-bench-gen3x8)");
+  CHECK(apply_preset(c, "Default") == "unknown preset \"Default\"; did you mean \"default\"?");
 }
 
 TEST_CASE("effective_params lists every key once with its value", "[app]") {

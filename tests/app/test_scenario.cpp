@@ -119,7 +119,7 @@ TEST_CASE("bind, read and poll load into the step structs", "[app]") {
 
 TEST_CASE("unknown objects and wrong kinds name the path", "[app]") {
   CHECK(step_error(R"({"op": "read", "qp": "qpX", "sgl": [], "remote": {"target": "mwB"}})") ==
-        at(0) + ".qp: unknown QP \"qpX\"");
+        at(0) + ".qp: unknown QP \"qpX\"; did you mean \"qpA\" or \"qpB\"?");
   CHECK(step_error(R"({"op": "read", "qp": "cqA", "sgl": [], "remote": {"target": "mwB"}})") ==
         at(0) + ".qp: \"cqA\" is a CQ, not a QP");
   CHECK(
@@ -129,19 +129,30 @@ TEST_CASE("unknown objects and wrong kinds name the path", "[app]") {
   CHECK(step_error(R"({"op": "read", "qp": "qpA", "sgl": [], "remote": {"target": "pdB"}})") ==
         at(0) + ".remote.target: \"pdB\" is a PD, not a MR or MW");
   CHECK(step_error(R"({"op": "poll", "cq": "cqZ", "count": 1})") ==
-        at(0) + ".cq: unknown CQ \"cqZ\"");
+        at(0) + ".cq: unknown CQ \"cqZ\"; did you mean \"cqA\" or \"cqB\"?");
+  // Only objects of the wanted kind are suggested: "mwB" is no QP.
+  CHECK(step_error(R"({"op": "read", "qp": "mwb", "sgl": [], "remote": {"target": "mwB"}})") ==
+        at(0) + ".qp: unknown QP \"mwb\"");
   // Objects must be created by an EARLIER step.
   CHECK(error_of(R"({"name": "t", "steps": [{"op": "create_qp", "name": "q", "pd": "p", "cq": "c"},
       {"op": "create_pd", "node": "A", "name": "p"}]})") == "steps[0].pd: unknown PD \"p\"");
 }
 
 TEST_CASE("ops, fields, types and values are checked", "[app]") {
-  CHECK(step_error(R"({"op": "raed", "qp": "qpA"})")
-            .rfind(at(0) + ".op: unknown op \"raed\" (known: alloc, ", 0) == 0);
+  CHECK(step_error(R"({"op": "raed", "qp": "qpA"})") ==
+        at(0) + ".op: unknown op \"raed\"; did you mean \"read\"?");
+  CHECK(step_error(R"({"op": "raed_stream", "qp": "qpA"})") ==
+        at(0) + ".op: unknown op \"raed_stream\"; did you mean \"read_stream\"?");
+  // Nothing close: the ops are listed (tests/tools/check_scenario_doc.py reads that list).
+  CHECK(step_error(R"({"op": "frobnicate", "qp": "qpA"})")
+            .rfind(at(0) + ".op: unknown op \"frobnicate\" (known: alloc, create_pd, ", 0) == 0);
   CHECK(step_error(R"({"qp": "qpA"})") == at(0) + ".op: missing required field");
   CHECK(step_error(R"("read")") == at(0) + ": must be an object with an \"op\", not string");
-  CHECK(step_error(R"({"op": "bind", "qp": "qpB", "mr": "mrB", "mw": "mwB", "lenght": 4})")
-            .rfind(at(0) + ".lenght: unknown field (allowed here: ", 0) == 0);
+  CHECK(step_error(R"({"op": "bind", "qp": "qpB", "mr": "mrB", "mw": "mwB", "lenght": 4})") ==
+        at(0) + ".lenght: unknown field; did you mean \"length\"?");
+  CHECK(step_error(R"({"op": "bind", "qp": "qpB", "mr": "mrB", "mw": "mwB", "zz": 4})") ==
+        at(0) + ".zz: unknown field (allowed here: op, description, comment, qp, mr, mw, offset, " +
+            "length, flags, context, va, zero_based, expect)");
   CHECK(
       step_error(R"({"op": "alloc", "node": "A", "name": "b", "size": "big"})") ==
       at(0) +
@@ -162,22 +173,45 @@ TEST_CASE("ops, fields, types and values are checked", "[app]") {
   CHECK(step_error(R"({"op": "alloc", "node": "A", "name": "b", "size": 4096, "fill": "ones"})") ==
         at(0) +
             ".fill: unknown fill \"ones\" (zero, incrementing, random or a byte like \"0xAB\")");
+  CHECK(step_error(R"({"op": "alloc", "node": "A", "name": "b", "size": 4096, "fill": "Zero"})") ==
+        at(0) + ".fill: unknown fill \"Zero\"; did you mean \"zero\"?");
   CHECK(step_error(R"({"op": "alloc", "node": "C", "name": "b", "size": 4096})") ==
         at(0) + ".node: unknown node \"C\" (nodes: A, B)");
+  CHECK(step_error(R"({"op": "alloc", "node": "a", "name": "b", "size": 4096})") ==
+        at(0) + ".node: unknown node \"a\"; did you mean \"A\"?");
   CHECK(step_error(R"({"op": "alloc", "node": "A", "name": "sink", "size": 4096})") ==
         at(0) + ".name: duplicate name \"sink\" (first defined by steps[0])");
   CHECK(
       step_error(
           R"({"op": "register_mr", "mr": "mrA", "buffer": "sink", "flags": ["ALLOW_LOCAL_WRITE", "RDMA_READ_SNK"]})") ==
-      at(0) + ".flags[1]: unknown flag \"RDMA_READ_SNK\"");
+      at(0) + ".flags[1]: unknown flag \"RDMA_READ_SNK\"; did you mean \"RDMA_READ_SINK\"?");
   // Op flags and MR flags are different tables: READ_FENCE is no MR flag.
   CHECK(step_error(
             R"({"op": "register_mr", "mr": "mrA", "buffer": "sink", "flags": ["READ_FENCE"]})") ==
-        at(0) + ".flags[0]: unknown flag \"READ_FENCE\"");
+        at(0) + ".flags[0]: unknown flag \"READ_FENCE\" (known: ALLOW_LOCAL_READ, " +
+            "ALLOW_LOCAL_WRITE, ALLOW_REMOTE_READ, ALLOW_REMOTE_WRITE, RDMA_READ_SINK)");
+  CHECK(
+      step_error(
+          R"({"op": "register_mr", "mr": "mrA", "buffer": "sink", "flags": ["NDK_MR_FLAG_RDMA_READ_SINK"]})") ==
+      at(0) + ".flags[0]: unknown flag \"NDK_MR_FLAG_RDMA_READ_SINK\"; did you mean " +
+          "\"RDMA_READ_SINK\"?");
   CHECK(step_error(R"({"op": "connect", "qp": "qpA", "peer": "qpB", "expect": "STATUS_OK"})") ==
-        at(0) + ".expect: unknown status \"STATUS_OK\"");
-  CHECK(step_error(R"({"op": "poll", "cq": "cqA", "expect": [{"type": "Reed"}]})")
-            .rfind(at(0) + ".expect[0].type: unknown completion type \"Reed\"", 0) == 0);
+        at(0) + ".expect: unknown status \"STATUS_OK\" (known: STATUS_SUCCESS, STATUS_PENDING, " +
+            "STATUS_CANCELLED, STATUS_ACCESS_VIOLATION, STATUS_DATA_OVERRUN, " +
+            "STATUS_DATA_ERROR, STATUS_REMOTE_RESOURCES, STATUS_IO_TIMEOUT, " +
+            "STATUS_INTERNAL_ERROR, STATUS_CONNECTION_INVALID, STATUS_INVALID_PARAMETER, " +
+            "STATUS_INSUFFICIENT_RESOURCES, STATUS_DEVICE_BUSY, STATUS_IMPLEMENTATION_LIMIT)");
+  CHECK(step_error(
+            R"({"op": "connect", "qp": "qpA", "peer": "qpB", "expect": "ACCESS_VIOLATION"})") ==
+        at(0) + ".expect: unknown status \"ACCESS_VIOLATION\"; did you mean " +
+            "\"STATUS_ACCESS_VIOLATION\"?");
+  CHECK(
+      step_error(
+          R"({"op": "poll", "cq": "cqA", "count": 1, "expect": [{"status": "STATUS_SUCESS"}]})") ==
+      at(0) + ".expect[0].status: unknown status \"STATUS_SUCESS\"; did you mean " +
+          "\"STATUS_SUCCESS\"?");
+  CHECK(step_error(R"({"op": "poll", "cq": "cqA", "expect": [{"type": "Reed"}]})") ==
+        at(0) + ".expect[0].type: unknown completion type \"Reed\"; did you mean \"Read\"?");
   CHECK(step_error(R"({"op": "poll", "cq": "cqA"})") == at(0) + ".count: missing required field");
   CHECK(step_error(R"({"op": "poll", "cq": "cqA", "count": 1, "expect": [{}, {}]})") ==
         at(0) + ".expect: 2 expected completions but count is 1");
@@ -215,21 +249,31 @@ TEST_CASE("top level: name, steps, nodes, config", "[app]") {
   CHECK(error_of(R"({"steps": []})") == "name: missing required field");
   CHECK(error_of(R"({"name": "t"})") == "steps: missing required field");
   CHECK(error_of(R"({"name": "t", "steps": {}})") == "steps: must be an array, not object");
-  CHECK(error_of(R"({"name": "t", "steps": [], "stpes": []})").rfind("stpes: unknown field", 0) ==
-        0);
+  CHECK(error_of(R"({"name": "t", "steps": [], "stpes": []})") ==
+        "stpes: unknown field; did you mean \"steps\"?");
+  CHECK(error_of(R"({"name": "t", "steps": [], "zz": []})") ==
+        "zz: unknown field (allowed here: $schema, name, description, comment, seed, config, "
+        "nodes, steps)");
+  CHECK(error_of(R"({"name": "t", "config": {"presets": "default"}, "steps": []})") ==
+        "config.presets: unknown field; did you mean \"preset\"?");
   CHECK(error_of(R"([])") == "the top level must be an object");
   CHECK(error_of(R"({"name": "t", "nodes": ["A", "A"], "steps": []})") ==
         "nodes[1]: duplicate node \"A\"");
   CHECK(error_of(R"({"name": "t", "nodes": ["A b"], "steps": []})") ==
         "nodes[0]: node names are 1-32 letters, digits or '_' (got \"A b\")");
   CHECK(error_of(R"({"name": "t", "config": {"set": {"pcie.genx": 3}}, "steps": []})") ==
-        "config.set[\"pcie.genx\"]: unknown config key \"pcie.genx\"");
+        "config.set[\"pcie.genx\"]: unknown config key \"pcie.genx\"; did you mean \"pcie.gen\"?");
+  // Too many keys to list: the message says where they are.
+  CHECK(error_of(R"({"name": "t", "config": {"set": {"zz": "3"}}, "steps": []})") ==
+        "config.set.zz: unknown config key \"zz\" (see `rnicsim params`)");
   CHECK(error_of(R"({"name": "t", "config": {"set": {"pcie.gen": 6}}, "steps": []})") ==
         "config.set[\"pcie.gen\"]: 6 is out of range 1..5");
   CHECK(error_of(R"({"name": "t", "config": {"set": {"pcie.gen": "3"}}, "steps": []})") ==
         "config.set[\"pcie.gen\"]: must be a number or a hex string, not \"3\"");
   CHECK(error_of(R"({"name": "t", "config": {"preset": "fast"}, "steps": []})") ==
         "config.preset: unknown preset \"fast\" (known: default, pcie-bench-gen3x8)");
+  CHECK(error_of(R"({"name": "t", "config": {"preset": "pcie_bench_gen3x8"}, "steps": []})") ==
+        "config.preset: unknown preset \"pcie_bench_gen3x8\"; did you mean \"pcie-bench-gen3x8\"?");
   CHECK(error_of(R"({"name": "t", "config": {"set": {"mtt.cache_ways": 7}}, "steps": []})") ==
         "config: mtt.cache_ways (7) must divide mtt.cache_entries (1024)");
 
@@ -257,7 +301,15 @@ TEST_CASE("command-line overrides (--set) come after the file and are checked", 
     load_scenario(text, {"pcie.bogus=1"});
     FAIL("no error");
   } catch (const ScenarioError& e) {
-    CHECK(std::string(e.what()) == "--set pcie.bogus=1: unknown config key \"pcie.bogus\"");
+    CHECK(std::string(e.what()) ==
+          "--set pcie.bogus=1: unknown config key \"pcie.bogus\" (see `rnicsim params`)");
+  }
+  try {
+    load_scenario(text, {"pcie.lane=1"});
+    FAIL("no error");
+  } catch (const ScenarioError& e) {
+    CHECK(std::string(e.what()) ==
+          "--set pcie.lane=1: unknown config key \"pcie.lane\"; did you mean \"pcie.lanes\"?");
   }
 }
 
@@ -400,7 +452,17 @@ TEST_CASE("ops this version cannot run still validate", "[app]") {
   CHECK(
       step_error(
           R"({"op": "read_stream", "qp": "qpA", "count": 1, "size": 64, "sgl": {"mr": "mrA"}, "remote": {"target": "mrB", "span": 64}, "expect": {"gbit": {"min": 1}}})") ==
-      at(0) + ".expect.gbit: unknown metric \"gbit\"");
+      at(0) + ".expect.gbit: unknown metric \"gbit\" (known: ops, bytes, sim_ns, mops, gbps, " +
+          "latency_ns.p50, latency_ns.p90, latency_ns.p99, latency_ns.max, " +
+          "mtt.hit_rate, mpt.hit_rate, deltas_per_op)");
+  CHECK(
+      step_error(
+          R"({"op": "read_stream", "qp": "qpA", "count": 1, "size": 64, "sgl": {"mr": "mrA"}, "remote": {"target": "mrB", "span": 64}, "expect": {"p99": {"max": 1}}})") ==
+      at(0) + ".expect.p99: unknown metric \"p99\"; did you mean \"latency_ns.p99\"?");
+  CHECK(
+      step_error(
+          R"({"op": "read_stream", "qp": "qpA", "count": 1, "size": 64, "sgl": {"mr": "mrA"}, "remote": {"target": "mrB", "span": 64}, "expect": {"gpbs": {"min": 1}}})") ==
+      at(0) + ".expect.gpbs: unknown metric \"gpbs\"; did you mean \"gbps\"?");
   CHECK(
       step_error(R"({"op": "dma_bench", "node": "A", "kind": "write", "size": 64, "count": 1})") ==
       at(0) + ".kind: unknown kind \"write\" (only \"read\")");

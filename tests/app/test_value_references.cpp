@@ -70,6 +70,8 @@ TEST_CASE("bad and unknown references", "[app]") {
   Value v;
   CHECK(parse("$", {}, &v) == "bad reference \"$\"");
   CHECK(parse("$zz.token", {"mwB"}, &v) == "unknown object \"zz\" in reference \"$zz.token\"");
+  CHECK(v.name == "zz");  // for the caller's "did you mean"
+  CHECK_FALSE(v.is_ref);
   CHECK(parse("$zz+3", {}, &v) == "unknown object \"zz\" in reference \"$zz+3\"");
   CHECK(parse("$.token", {}, &v) == "bad reference \"$.token\"");
 }
@@ -97,6 +99,8 @@ TEST_CASE("reference kinds are checked against the objects", "[app]") {
   CHECK(error("$mr") == "steps[3].value: \"mr\" is a MR: name a field (.token, .va, ...)");
   CHECK(error("$x") ==
         "steps[3].value: unknown object \"x\" in reference \"$x\"");  // not yet saved
+  CHECK(error("$MR.token") ==
+        "steps[3].value: unknown object \"MR\" in reference \"$MR.token\"; did you mean \"mr\"?");
   CHECK(error("0x") ==
         "steps[3].value: must be an integer, a hex string like \"0x1000\" or a $reference (got "
         "\"0x\")");

@@ -4,6 +4,7 @@
 # RNICSIM_TEST_MEMORY_KB: run COMMAND with at most that much address space (ulimit -v), so a
 # refused file that would allocate before it is refused fails here; not under ASan (its
 # shadow memory needs terabytes of address space).
+# RNICSIM_EXPECT_STDERR: a file whose every non-empty line stderr must contain (as written).
 set -u
 want=$1; shift
 if [ -n "${RNICSIM_TEST_MEMORY_KB:-}" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
@@ -18,6 +19,15 @@ if [ "$got" != "$want" ]; then
 fi
 if [ "$want" != 0 ] && [ -z "$msg" ]; then
   echo "exit $got but no message on stderr: $*"; exit 1
+fi
+if [ -n "${RNICSIM_EXPECT_STDERR:-}" ]; then
+  [ -r "$RNICSIM_EXPECT_STDERR" ] || { echo "cannot read $RNICSIM_EXPECT_STDERR"; exit 1; }
+  while IFS= read -r line || [ -n "$line" ]; do
+    [ -z "$line" ] && continue
+    if ! grep -qF -- "$line" <<<"$msg"; then
+      echo "stderr lacks the expected line: $line"; echo "stderr: $msg"; exit 1
+    fi
+  done <"$RNICSIM_EXPECT_STDERR"
 fi
 [ -n "$msg" ] && echo "$msg"
 exit 0

@@ -27,6 +27,8 @@ SCHEMA_REJECTS = {
     "deep-nesting.json": "steps must be objects",
     "empty.json": "not JSON",
     "missing-name.json": "name is required",
+    "misspelt-metric.json": "workload metric names are an enum",
+    "misspelt-status.json": "status names are an enum",
     "negative-size.json": "sizes are non-negative",
     "not-an-object.json": "the top level is an object",
     "step-not-object.json": "steps must be objects",

@@ -128,6 +128,9 @@ def check_errors():
     out = os.path.join(WORK, "errors")
     for args, what in [
         ([SCENARIO, "--grid", "pcie.nosuchkey=1,2", "--out", out], "unknown grid key"),
+        ([SCENARIO, "--grid", "pcie.mrr=256,512", "--out", out], 'did you mean "pcie.mrrs"?'),
+        ([SCENARIO, "--grid", "pcie.mrrs=256", "--set", "pcie.mps=256", "--set", "port.mtus=1024",
+          "--out", out], 'unknown config key "port.mtus"; did you mean "port.mtu"?'),
         ([SCENARIO, "--grid", "pcie.mrrs=100,256", "--out", out], "pcie.mrrs=100"),
         ([SCENARIO, "--grid", "steps[0].size=0", "--out", out], "steps[0].size=0"),
         ([SCENARIO, "--grid", "steps[5].size=1", "--out", out], "the scenario has 1 steps"),

@@ -334,6 +334,66 @@ class Units(unittest.TestCase):
                          "mtt.cache_entries = 64 entries")
 
 
+class DidYouMean(unittest.TestCase):
+    """Misspelt names: the Python tools suggest as rnicsim does (app/scenario/suggest.h)."""
+
+    def test_close_names(self):
+        keys = ["pcie.gen", "pcie.mrrs", "pcie.mps", "mtt.cache_entries", "mpt.cache_entries"]
+        self.assertEqual(cli.close_names("pcie.mrr", keys), ["pcie.mrrs"])
+        self.assertEqual(cli.close_names("PCIE-MRRS", keys), ["pcie.mrrs"])  # case, separator
+        self.assertEqual(cli.close_names("gen", keys), ["pcie.gen"])  # its last words
+        self.assertEqual(cli.close_names("cache_entries", keys),
+                         ["mtt.cache_entries", "mpt.cache_entries"])
+        self.assertEqual(cli.close_names("frobnicate", keys), [])
+        self.assertEqual(cli.close_names("pcie.gen", keys), [])  # valid: nothing to suggest
+        self.assertEqual(cli.close_names("", keys), [])
+        self.assertEqual(cli.close_names("cycles", ["a.cycles", "b.cycles", "c.cycles",
+                                                    "d.cycles"]), [])  # too many to help
+        self.assertEqual(cli.close_names("gpbs", units.METRIC_UNITS), ["gbps"])
+
+    def test_message(self):
+        self.assertEqual(cli.did_you_mean("pcie.mrr", ["pcie.mrrs", "pcie.mps"]),
+                         '; did you mean "pcie.mrrs"?')
+        self.assertEqual(cli.did_you_mean("cache_entries", ["mtt.cache_entries",
+                                                            "mpt.cache_entries"]),
+                         '; did you mean "mtt.cache_entries" or "mpt.cache_entries"?')
+        self.assertEqual(cli.did_you_mean("zz", ["pcie.mrrs"], " (see `rnicsim params`)"),
+                         " (see `rnicsim params`)")
+
+    def test_sweep_grid_and_plot_names(self):
+        sweep = load_sweep()
+        keys = units.param_units(RNICSIM)
+        with self.assertRaises(sweep.UsageError) as caught:
+            sweep.parse_grid(["pcie.mrr=256,512"], tiny(), keys)
+        self.assertEqual(str(caught.exception),
+                         'unknown grid key "pcie.mrr"; did you mean "pcie.mrrs"?')
+        with self.assertRaises(sweep.UsageError) as caught:
+            sweep.parse_grid(["nonsense=1"], tiny(), keys)
+        self.assertEqual(str(caught.exception),
+                         'unknown grid key "nonsense": not a config key (see `rnicsim params`) '
+                         "nor a scenario field steps[N].FIELD")
+        cases = [("x=pcie.mrrs,y=gpbs", 'y=gpbs is not a metric; did you mean "gbps"?'),
+                 ("x=pcie.mrrs,y=p99", 'y=p99 is not a metric; did you mean "latency_ns.p99"?'),
+                 ("x=pcie.mrrs,y=step0.gpbs",
+                  'y=step0.gpbs is not a metric; did you mean "step0.gbps"?'),
+                 ("x=pcie.mrr,y=gbps", 'x=pcie.mrr is not a grid key; did you mean "pcie.mrrs"?'),
+                 ("x=pcie.mrrs,y=gbps,serie=pcie.mps",
+                  "bad part 'serie=pcie.mps'; did you mean \"series\"?"),
+                 ("x=pcie.mrrs,y=gbps,logz", "bad part 'logz'; did you mean \"logx\" or \"logy\"?"),
+                 ("x=pcie.mrrs,y=zzz", "y=zzz is not a metric (ops, bytes, ")]
+        for spec, message in cases:
+            with self.subTest(spec=spec):
+                with self.assertRaises(sweep.UsageError) as caught:
+                    sweep.parse_plot(spec, ["pcie.mrrs", "pcie.mps"], [0])
+                self.assertIn(message, str(caught.exception))
+
+    def test_misspelt_set_key_through_the_binary(self):
+        r = rnicsim.run(TINY, set={"pcie.mrr": 256}, rnicsim=RNICSIM, check=False)
+        self.assertEqual(r.exit_code, 2)
+        self.assertIn('--set pcie.mrr=256: unknown config key "pcie.mrr"; did you mean '
+                      '"pcie.mrrs"?', r.stderr)
+
+
 def load_sweep():
     """The sweep's parts (scripts/sweep is their command line)."""
     from rnicsim import sweep

@@ -23,6 +23,8 @@ METRICS = ("ops", "bytes", "sim_ns", "mops", "gbps", "latency_ns.p50", "latency_
            "latency_ns.p99", "latency_ns.max", "mtt.hit_rate", "mpt.hit_rate")
 STEP_KEY = re.compile(r"^steps\[(-?\d+(?:,-?\d+)*)\]((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$")
 FIXED_COLUMNS = ["point", "passed", "exit_code", "sim_ns", "wall_s"]
+PLOT_PARTS = ("x", "y", "series", "file", "xlabel", "ylabel", "title")  # --plot NAME=VALUE
+PLOT_COLUMNS = ("sim_ns", "wall_s", "passed", "exit_code")  # y= besides the metrics
 MARKERS = ["o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h", "p"]
 LINESTYLES = ["-", "--", "-.", ":"]
 
@@ -121,8 +123,9 @@ def parse_grid(specs, scenario, known_keys, option="--grid", taken=()):
         elif key in known_keys:
             grid.append((key, "config", items, None))
         else:
-            raise UsageError(f"unknown grid key {key!r}: not a config key (see `rnicsim params`) "
-                             "nor a scenario field steps[N].FIELD")
+            raise UsageError(f'unknown grid key "{key}"' + cli.did_you_mean(
+                key, known_keys, ": not a config key (see `rnicsim params`) nor a scenario "
+                "field steps[N].FIELD"))
     return grid
 
 
@@ -145,26 +148,30 @@ def parse_plot(spec, grid_keys, workload):
             plot[part] = True
             continue
         name, eq, value = part.partition("=")
-        if not eq or name not in ("x", "y", "series", "file", "xlabel", "ylabel", "title") \
-                or not value:
-            raise UsageError(f"--plot {spec!r}: bad part {part!r} (expected x=KEY, y=METRIC, "
-                             "series=KEY, file=NAME.png, logx, logy, xlabel=, ylabel=, title=)")
+        if not eq or name not in PLOT_PARTS or not value:
+            raise UsageError(f"--plot {spec!r}: bad part {part!r}" + cli.did_you_mean(
+                name, PLOT_PARTS + ("logx", "logy"), " (expected x=KEY, y=METRIC, series=KEY, "
+                "file=NAME.png, logx, logy, xlabel=, ylabel=, title=)"))
         plot[name] = value
     if "x" not in plot or "y" not in plot:
         raise UsageError(f"--plot {spec!r}: needs x=KEY and y=METRIC")
     for axis in ("x", "series"):
         if plot[axis] is not None and plot[axis] not in grid_keys:
-            raise UsageError(f"--plot {spec!r}: {axis}={plot[axis]} is not a grid key "
-                             f"({', '.join(grid_keys)})")
+            raise UsageError(f"--plot {spec!r}: {axis}={plot[axis]} is not a grid key" +
+                             cli.did_you_mean(plot[axis], grid_keys, f" ({', '.join(grid_keys)})"))
     if plot["series"] == plot["x"]:
         raise UsageError(f"--plot {spec!r}: series and x are the same key")
     y = plot["y"]
     step = re.match(r"^step(\d+)\.(.+)$", y)
-    if not (y in ("sim_ns", "wall_s", "passed", "exit_code") or (y in METRICS and workload)
+    if not (y in PLOT_COLUMNS or (y in METRICS and workload)
             or (step and int(step.group(1)) in workload and step.group(2) in METRICS)):
-        raise UsageError(f"--plot {spec!r}: y={y} is not a metric ({', '.join(METRICS)}) of the "
-                         f"last workload step, nor stepN.METRIC for a workload step N "
-                         f"({', '.join(str(i) for i in workload) or 'none'}), nor sim_ns/wall_s")
+        # stepN.METRIC only for what looks like one: "p99" is the last step's latency_ns.p99.
+        valid = ([f"step{i}.{m}" for i in workload for m in METRICS] if y.startswith("step")
+                 else list(PLOT_COLUMNS) + (list(METRICS) if workload else []))
+        raise UsageError(f"--plot {spec!r}: y={y} is not a metric" + cli.did_you_mean(
+            y, valid, f" ({', '.join(METRICS)}) of the last workload step, nor stepN.METRIC for "
+            f"a workload step N ({', '.join(str(i) for i in workload) or 'none'}), nor "
+            "sim_ns/wall_s"))
     return plot
 
 
@@ -351,8 +358,8 @@ def draw_plot(plot, grid_keys, zipped, rows, columns, workload, out_dir, unit_ta
     y = plot["y"]
     if y not in columns:
         if not workload or f"step{workload[-1]}.{y}" not in columns:
-            raise UsageError(f"--plot y={y}: no such column or metric of the last workload step "
-                             f"(columns: {', '.join(columns)})")
+            raise UsageError(f"--plot y={y}: no such column or metric of the last workload step" +
+                             cli.did_you_mean(y, columns, f" (columns: {', '.join(columns)})"))
         y = f"step{workload[-1]}.{y}"
     x = plot["x"]
     # Keys zipped with x (or with series) vary with it: they split no line.
