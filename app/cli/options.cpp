@@ -79,16 +79,16 @@ const std::vector<Option>& option_table() {
        }},
       // The window: checked against the file (a step must exist) before simulating, in run.cpp.
       {"--trace-from", nullptr, "STEP|TIME", "run",
-       "record the trace from a step (index, -1 for the last, stepN, or the\n"
-       "name it defines) or a simulated time (25us; ns, us, ms, s); the limit\n"
-       "counts from there",
+       "start the trace at a step (index, -1: the last, stepN,\n"
+       "or the name it defines) or at a time (25us; ns us ms s);\n"
+       "--trace-limit counts from there",
        [](CliOptions* o, const E& v, E* e) {
          TraceFrom from;
          return parse_trace_from(v, &from, e) && (o->trace_from = v, true);
        }},
       {"--trace-period", nullptr, "NS", "run",
-       "sampling period of the trace's counter tracks (default 100 ns; 0: no\n"
-       "counter tracks)",
+       "sampling period of the trace's counter tracks\n"
+       "(default 100 ns; 0: none)",
        [](CliOptions* o, const E& v, E* e) {
          uint64_t n = 0;
          if (!parse_unsigned(v, &n) || n > 1000000000) {

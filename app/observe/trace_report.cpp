@@ -469,10 +469,10 @@ std::string format_trace_report(const TraceReport& r) {
   if (!r.window.empty()) {
     out += ", window from " + r.window;
     if (r.window_start_us >= 0) {
-      std::snprintf(line, sizeof line, " (%.3f us)", r.window_start_us);
+      std::snprintf(line, sizeof line, " at %.3f us", r.window_start_us);
       out += line;
     } else {
-      out += " (never opened)";
+      out += ", never opened";
     }
   }
   std::snprintf(line, sizeof line, ": %llu events, %llu slices, %llu requests\n",

@@ -141,7 +141,7 @@ TEST_CASE("report: per-request stages, sides, end to end, from known slices", "[
   CHECK(r.other[0].count == 2);
 
   const std::string text = format_trace_report(r);
-  CHECK(text.find("hand, window from step 3 (never opened)") != std::string::npos);
+  CHECK(text.find("hand, window from step 3, never opened:") != std::string::npos);
   CHECK(text.find("context load") != std::string::npos);
   CHECK(text.find("end to end: post to poll") != std::string::npos);
 }
