@@ -111,7 +111,12 @@ class Collector {
       if (args == e.end() || !args->is_object() || !args->contains("name") ||
           !(*args)["name"].is_string())
         return;
-      if (name == "process_name") processes_[pid] = (*args)["name"].get<std::string>();
+      if (name == "process_name") {
+        processes_[pid] = (*args)["name"].get<std::string>();
+        const auto node = args->find("node");
+        if (node != args->end() && node->is_number_unsigned())
+          pid_of_node_[node->get<uint64_t>()] = pid;
+      }
       if (name == "thread_name") threads_[{pid, tid}] = (*args)["name"].get<std::string>();
       return;
     }
@@ -130,8 +135,14 @@ class Collector {
           const std::string key =
               request->is_string() ? request->get<std::string>() : request->dump();
           auto it = requests_.find(key);
-          if (it == requests_.end()) it = requests_.emplace(key, uint32_t(requests_.size())).first;
+          if (it == requests_.end()) {
+            it = requests_.emplace(key, uint32_t(requests_.size())).first;
+            requester_.push_back(kNone);
+          }
           s.request = it->second;
+          const auto node = args->find("requester_node");
+          if (node != args->end() && node->is_number_unsigned())
+            requester_[s.request] = uint32_t(node->get<uint64_t>());
         }
       }
       end_ns_ = std::max(end_ns_, s.start_ns + std::max(0.0, s.dur_ns));
@@ -198,7 +209,9 @@ class Collector {
       }
     }
 
-    // Stage = (unit, name, side); side: on the node of the request's first slice or not.
+    // Stage = (unit, name, side); side: on the requester's node or not. The requester's node
+    // is the one its slices name (args.requester_node, found by the process's args.node),
+    // else the node of its first slice.
     std::map<std::tuple<uint32_t, uint32_t, bool>, uint32_t> stage_ids;
     std::vector<std::tuple<uint32_t, uint32_t, bool>> stage_keys;
     std::vector<std::vector<double>> sums, starts;
@@ -217,11 +230,16 @@ class Collector {
         last = std::max(last, s.start_ns + std::max(0.0, s.dur_ns));
       }
       const double start = head->start_ns;
+      uint32_t requester = head->pid;
+      if (requester_[r] != kNone) {
+        auto pid = pid_of_node_.find(requester_[r]);
+        if (pid != pid_of_node_.end()) requester = pid->second;
+      }
       span.push_back(last - start);
       parts.clear();
       for (size_t k = begin; k < end; ++k) {
         const RawSlice& s = slices_[order[k]];
-        const auto key = std::make_tuple(unit(s), s.name, s.pid == head->pid);
+        const auto key = std::make_tuple(unit(s), s.name, s.pid == requester);
         auto it = stage_ids.find(key);
         if (it == stage_ids.end()) {
           it = stage_ids.emplace(key, uint32_t(stage_keys.size())).first;
@@ -316,6 +334,8 @@ class Collector {
   Strings names_;
   std::unordered_map<std::string, uint32_t> requests_;
   std::map<uint32_t, std::string> processes_;
+  std::map<uint64_t, uint32_t> pid_of_node_;  // process_name args.node, where given
+  std::vector<uint32_t> requester_;           // per request: args.requester_node, or kNone
   std::map<std::pair<uint32_t, uint32_t>, std::string> threads_;
   std::vector<RawSlice> slices_;
   std::map<std::pair<uint32_t, std::string>, std::vector<std::pair<double, double>>> counters_;

@@ -19,7 +19,7 @@ namespace rnic::app {
 struct StageStats {
   std::string unit;  // the thread ("fetcher", "host"), without its lane suffix
   std::string name;  // the slice name ("fetch", "translate")
-  std::string side;  // "requester" (the request's first node), "responder", or "" (no request)
+  std::string side;  // "requester" (its requester's node), "responder", or "" (no request)
   uint64_t count = 0;   // requests with the stage (slices, for slices without a request)
   uint64_t slices = 0;  // slices of the stage
   double mean = 0, p50 = 0, p99 = 0, max = 0;  // ns

@@ -330,7 +330,11 @@ void TraceWriter::write(std::ostream& out) const {
   };
   for (size_t p = 0; p < processes_.size(); ++p) {
     next() << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << p + 1
-           << ",\"tid\":0,\"args\":{\"name\":\"node " << escape(processes_[p]) << "\"}}";
+           << ",\"tid\":0,\"args\":{\"name\":\"node " << escape(processes_[p]) << '"';
+    // The node's index, as requests name their requester (args.requester_node).
+    const auto node = std::find(nodes_.begin(), nodes_.end(), processes_[p]);
+    if (node != nodes_.end()) out << ",\"node\":" << node - nodes_.begin();
+    out << "}}";
     next() << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << p + 1
            << ",\"tid\":0,\"args\":{\"sort_index\":" << p + 1 << "}}";
   }

@@ -239,6 +239,11 @@ TEST_CASE("trace writer: the host's post, doorbell and poll join the device's re
   CHECK(threads.count("1 host") == 1);
   CHECK(threads.count("1 doorbell") == 1);
   CHECK(threads.count("2 host") == 1);  // node B's receive post
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") {
+      CHECK(e["args"]["node"] == e["pid"].get<int>() - 1);  // how the report finds requesters
+    }
+  }
   // A QP made anew (its ring index back at 0) forgets the old one's WQEs.
   w.host_post(0, 7, Queue::Send, 0, sc_time(1000, SC_NS));
   w.slice(fetch, "fetch", sc_time(1100, SC_NS), sc_time(1200, SC_NS), rnic::make_trace_id(0, 7, 3));

@@ -166,6 +166,31 @@ TEST_CASE("report: counter tracks, weighted by time", "[app]") {
   CHECK(r.requests == 0);
 }
 
+TEST_CASE("report: the requester's side is the node the request names, when it names one",
+          "[app]") {
+  // Node B is pid 1 here, node A pid 2. Request 0x1 names node A (index 0) as its requester,
+  // but its first slice in the trace is on B (a window that opened mid-request).
+  auto process = [](int pid, const std::string& name, int node) {
+    return R"({"ph":"M","name":"process_name","pid":)" + std::to_string(pid) +
+           R"(,"tid":0,"args":{"name":"node )" + name + R"(","node":)" + std::to_string(node) +
+           "}}";
+  };
+  auto linked = [](const std::string& name, int pid, double ts_ns) {
+    return R"({"ph":"X","name":")" + name + R"(","pid":)" + std::to_string(pid) +
+           R"(,"tid":1,"ts":)" + std::to_string(ts_ns / 1000) +
+           R"(,"dur":0.01,"args":{"request":"0x1","requester_node":0}})";
+  };
+  const TraceReport r = report_of(trace_of({process(1, "B", 1), process(2, "A", 0),
+                                            linked("serve read", 1, 100),
+                                            linked("completion", 2, 300)}));
+  REQUIRE(r.stages.size() == 2);
+  CHECK(r.stages[0].name == "serve read");
+  CHECK(r.stages[0].side == "responder");
+  CHECK(r.stages[1].name == "completion");
+  CHECK(r.stages[1].side == "requester");
+  CHECK(r.stages[1].start == Approx(200));
+}
+
 TEST_CASE("report: the bare array form is a trace too", "[app]") {
   const TraceReport r =
       report_of("[" + slice("a", 1, 1, 0, 10, "0x1") + "," + slice("b", 1, 1, 10, 20, "0x1") + "]");
