@@ -7,13 +7,15 @@
 namespace rnic::app {
 
 Sampler::Sampler(sc_core::sc_module_name name, std::vector<Consumer> consumers)
-    : sc_module(name), consumers_(std::move(consumers)) {
+    : sc_module(name),
+      consumers_(std::move(consumers)),
+      next_(consumers_.size(), sc_core::SC_ZERO_TIME) {
   SC_HAS_PROCESS(Sampler);
   SC_THREAD(run);
 }
 
 void Sampler::run() {
-  std::vector<sc_core::sc_time> next(consumers_.size(), sc_core::SC_ZERO_TIME);
+  std::vector<sc_core::sc_time>& next = next_;
   for (;;) {
     // Asked before this sample's own signal updates are scheduled: is anything else left, and
     // how far ahead is it?

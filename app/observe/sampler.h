@@ -30,6 +30,9 @@ class Sampler : public sc_core::sc_module {
  private:
   void run();
   std::vector<Consumer> consumers_;
+  // Each consumer's next sampling instant. A member, not a local of run(): the thread is never
+  // unwound when the simulation stops, so its locals would never be freed.
+  std::vector<sc_core::sc_time> next_;
 };
 
 // The trace's counter tracks: the Level and Percent gauges (not the running totals, which
