@@ -141,6 +141,11 @@ Adapter::Adapter(HostCpu& cpu, const RnicConfig& config, uint64_t memory_bytes, 
 
 Adapter::~Adapter() = default;
 
+void Adapter::attach_trace(HostTraceSink* sink) {
+  impl_->trace = sink;
+  impl_->node = node_id_;
+}
+
 NDK_ADAPTER_INFO Adapter::QueryAdapterInfo() const {
   const RnicConfig& c = impl_->config;
   NDK_ADAPTER_INFO info;

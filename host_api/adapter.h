@@ -16,6 +16,7 @@
 
 #include <systemc>
 
+#include "host_api/host_trace.h"
 #include "host_api/ndk.h"
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
@@ -200,6 +201,9 @@ class Adapter {
 
   // True once the device found this CQ's ring full and had to drop a completion.
   bool CqOverflowed(CqHandle cq);
+
+  // Posts, doorbells and completions seen go to `sink` (host_trace.h; null: off).
+  void attach_trace(HostTraceSink* sink);
 
   // Why the last call that returned a failure status failed (for error messages).
   const std::string& last_error() const { return last_error_; }

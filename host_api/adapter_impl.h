@@ -151,6 +151,8 @@ struct Adapter::Impl {
   std::unordered_map<MrHandle, MrInfo> mrs;
   std::unordered_map<MwHandle, MwInfo> mws;
   std::map<uint64_t, BufferInfo> buffers;  // the process's allocations, by base VA
+  HostTraceSink* trace = nullptr;  // the host track of a timeline (Adapter::attach_trace)
+  uint32_t node = 0;               // this adapter's node, for `trace`
 
   // Copies [va, va + length) of the process's memory (CPU loads, e.g. INLINE payloads);
   // false when the range is not inside one allocation.

@@ -53,7 +53,12 @@ bool is_send_queue(CqeOpcode op) {
 void Adapter::Impl::ring_sq(QpHandle qpn, QpInfo& qp) {
   if (qp.sq_doorbell == qp.sq_producer) return;
   qp.sq_doorbell = qp.sq_producer;
-  cpu.mmio_write64(bar::kSqDoorbell + uint64_t(qpn) * bar::kRegisterStride, qp.sq_producer);
+  const sc_core::sc_time flight =
+      cpu.mmio_write64(bar::kSqDoorbell + uint64_t(qpn) * bar::kRegisterStride, qp.sq_producer);
+  if (trace) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    trace->host_doorbell(node, qpn, HostTraceSink::Queue::Send, qp.sq_producer, now, now + flight);
+  }
 }
 
 // Checks every send-queue verb makes inline (SPEC.md 4). Returns the QP, or null with
@@ -93,6 +98,10 @@ NTSTATUS Adapter::post(QpHandle qpn, QpInfo& qp, const Wqe& wqe) {
   wqe.encode(raw);
   const uint64_t slot = qp.qpc.sq_base + uint64_t(qp.sq_producer % qp.qpc.sq_depth) * kWqeBytes;
   s.cpu.mem_write(slot, raw, kWqeBytes);
+  if (s.trace) {
+    s.trace->host_post(s.node, qpn, HostTraceSink::Queue::Send, qp.sq_producer,
+                       sc_core::sc_time_stamp());
+  }
   ++qp.sq_producer;
   if (!(wqe.flags & NDK_OP_FLAG_DEFER)) s.ring_sq(qpn, qp);
   return STATUS_SUCCESS;
@@ -226,8 +235,15 @@ NTSTATUS Adapter::NdkReceive(QpHandle qpn, uint64_t request_context, const NDK_S
   wqe.encode(raw);
   s.cpu.mem_write(qp.qpc.rq_base + uint64_t(qp.rq_producer % qp.qpc.rq_depth) * kWqeBytes, raw,
                   kWqeBytes);
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (s.trace) s.trace->host_post(s.node, qpn, HostTraceSink::Queue::Receive, qp.rq_producer, now);
   ++qp.rq_producer;
-  s.cpu.mmio_write64(bar::kRqDoorbell + uint64_t(qpn) * bar::kRegisterStride, qp.rq_producer);
+  const sc_core::sc_time flight =
+      s.cpu.mmio_write64(bar::kRqDoorbell + uint64_t(qpn) * bar::kRegisterStride, qp.rq_producer);
+  if (s.trace) {
+    s.trace->host_doorbell(s.node, qpn, HostTraceSink::Queue::Receive, qp.rq_producer, now,
+                           now + flight);
+  }
   return STATUS_SUCCESS;
 }
 
@@ -452,6 +468,12 @@ size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max,
     const Cqe cqe = Cqe::decode(raw);
     if (cqe.owner != uint8_t(1 + ((info.consumer / info.depth) & 1))) break;  // not written yet
     if (took_effect) took_effect[n] = cqe.took_effect != 0;
+    if (s.trace) {
+      s.trace->host_poll(s.node, cqe.qpn,
+                         is_send_queue(cqe.opcode) ? HostTraceSink::Queue::Send
+                                                   : HostTraceSink::Queue::Receive,
+                         cqe.wqe_index, sc_core::sc_time_stamp());
+    }
     NDK_RESULT_EX& r = results[n++];
     r.Status = status_of(cqe.status);
     r.BytesTransferred = cqe.byte_count;

@@ -20,6 +20,15 @@ struct TraceSink {
   virtual uint32_t track(const std::string& path) = 0;
   virtual void slice(uint32_t track, const char* name, const sc_core::sc_time& start,
                      const sc_core::sc_time& end, uint64_t trace_id) = 0;
+  // Counter tracks ("A.reads_outstanding"): declared at elaboration, then sampled values at
+  // simulated times. A sink without counters ignores them.
+  virtual uint32_t counter_track(const std::string& path) {
+    (void)path;
+    return 0;
+  }
+  virtual void counter(uint32_t track, const sc_core::sc_time& at, uint64_t value) {
+    (void)track, (void)at, (void)value;
+  }
 };
 
 // The trace id of a work request: node, QP and a per-node running number of fetched WQEs,

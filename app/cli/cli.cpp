@@ -31,6 +31,8 @@ const char* const kUsage =
     "  stats               list every statistic of the results JSON (owner, name, unit,\n"
     "                      meaning)\n"
     "  schema              write the JSON Schema of scenario files (scenarios/schema.json)\n"
+    "  report FILE.json    per-request stage breakdown of a trace (count, mean, p50, p99\n"
+    "                      per stage, end-to-end latency), or a results file's latencies\n"
     "\n"
     "  rnicsim --help | rnicsim COMMAND --help | rnicsim --version\n";
 
@@ -44,6 +46,7 @@ const Command kCommands[] = {
     {"presets", Files::None, kPresetsUsage, cmd_presets},
     {"stats", Files::None, kStatsUsage, cmd_stats},
     {"schema", Files::None, kSchemaUsage, cmd_schema},
+    {"report", Files::One, kReportUsage, cmd_report},
 };
 
 }  // namespace

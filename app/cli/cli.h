@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `rnicsim` command line: run, validate, gen, expect, params, presets, stats, schema,
-// --help, --version.
+// report, --help, --version.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,8 @@ struct CliOptions {
   uint64_t steps = 40;            // gen --steps: random actions
   bool strict = false;            // expect --strict: a step that could race is an error
   uint64_t trace_limit = 200000;  // --trace-limit: events in the trace at most
+  std::string trace_from;         // --trace-from: the window's start (a step or a time)
+  std::optional<uint64_t> trace_period_ns;  // --trace-period: counter tracks (0: none)
   uint64_t vcd_period_ns = 100;   // --vcd-period: sampling period of the waveforms
   std::string preset;             // params --preset
   bool quiet = false;

@@ -40,6 +40,7 @@ int cmd_params(const CommandContext& c);
 int cmd_presets(const CommandContext& c);
 int cmd_stats(const CommandContext& c);
 int cmd_schema(const CommandContext& c);
+int cmd_report(const CommandContext& c);
 extern const char* const kRunUsage;
 extern const char* const kValidateUsage;
 extern const char* const kGenUsage;
@@ -48,6 +49,7 @@ extern const char* const kParamsUsage;
 extern const char* const kPresetsUsage;
 extern const char* const kStatsUsage;
 extern const char* const kSchemaUsage;
+extern const char* const kReportUsage;
 
 // Lines "  --out FILE     meaning" for the options COMMAND accepts (the option table).
 std::string option_lines(const std::string& command);

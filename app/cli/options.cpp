@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/observe/trace_window.h"
 #include "app/scenario/suggest.h"
 #include "app/scenario/text.h"
 
@@ -76,6 +77,27 @@ const std::vector<Option>& option_table() {
        "then stop recording",
        [](CliOptions* o, const E& v, E* e) {
          return store_positive("--trace-limit", v, kMaxTraceLimit, &o->trace_limit, e);
+       }},
+      // The window: checked against the file (a step must exist) before simulating, in run.cpp.
+      {"--trace-from", nullptr, "STEP|TIME", "run",
+       "start the trace at a step (index, -1: the last, stepN,\n"
+       "or the name it defines) or at a time (25us; ns us ms s);\n"
+       "--trace-limit counts from there",
+       [](CliOptions* o, const E& v, E* e) {
+         TraceFrom from;
+         return parse_trace_from(v, &from, e) && (o->trace_from = v, true);
+       }},
+      {"--trace-period", nullptr, "NS", "run",
+       "sampling period of the trace's counter tracks\n"
+       "(default 100 ns; 0: none)",
+       [](CliOptions* o, const E& v, E* e) {
+         uint64_t n = 0;
+         if (!parse_unsigned(v, &n) || n > 1000000000) {
+           *e = "--trace-period needs an integer 0..1000000000 (ns), got " + quote(v);
+           return false;
+         }
+         o->trace_period_ns = n;
+         return true;
        }},
       {"--vcd", nullptr, "FILE", "run", "waveforms of key signals per node (SystemC VCD)",
        [](CliOptions* o, const E& v, E*) { return o->vcd = v, true; }},

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "app/cli/commands.h"
+#include "app/observe/trace_window.h"
 #include "app/observe/trace_writer.h"
 #include "app/observe/vcd_probe.h"
 #include "app/runner/output_files.h"
@@ -22,7 +23,8 @@ namespace rnic::app {
 const char* const kRunUsage =
     "usage: rnicsim run FILE.json [--out results.json] [--trace trace.json] [--vcd waves.vcd]\n"
     "                             [--set key=value ...] [--seed N] [--quiet] [--no-summary]\n"
-    "                             [--trace-limit N] [--vcd-period NS]\n"
+    "                             [--trace-limit N] [--trace-from STEP|TIME] [--trace-period NS]\n"
+    "                             [--vcd-period NS]\n"
     "       rnicsim run FILE.json FILE2.json... [--out-dir DIR] [--set key=value ...]\n"
     "                             [--seed N] [--quiet] [--no-summary]\n"
     "\n"
@@ -137,6 +139,25 @@ int cmd_run(const CommandContext& c) {
     err << "rnicsim: " << refused << '\n';
     return kExitInvalid;
   }
+  // The trace's window, against the file: a step must exist (before simulating, like outputs).
+  if (o.trace.empty() && (!o.trace_from.empty() || o.trace_period_ns)) {
+    err << "rnicsim: " << (o.trace_from.empty() ? "--trace-period" : "--trace-from")
+        << " needs --trace FILE\n";
+    return kExitInvalid;
+  }
+  TraceFrom from;
+  size_t from_step = 0;
+  std::string window;  // how the trace names its window
+  if (!o.trace_from.empty()) {
+    std::string error;
+    if (!parse_trace_from(o.trace_from, &from, &error) ||
+        (!from.is_time && !resolve_trace_step(from.step, scenarios.front(), &from_step, &error))) {
+      err << "rnicsim: " << error << '\n';
+      return kExitInvalid;
+    }
+    window = from.is_time ? o.trace_from : "step " + std::to_string(from_step);
+    if (!from.is_time && from.step != std::to_string(from_step)) window += " (" + from.step + ")";
+  }
   std::vector<const Scenario*> list;
   std::vector<uint64_t> seeds;
   for (const Scenario& scenario : scenarios) {
@@ -149,7 +170,19 @@ int cmd_run(const CommandContext& c) {
     trace = std::make_unique<TraceWriter>(o.trace_limit, &err);
     trace->set_info("scenario", scenarios.front().name);
     trace->set_info("rnicsim_version", version());
+    trace->set_nodes(scenarios.front().nodes);
     options.trace = trace.get();
+    options.host_trace = trace.get();
+    options.trace_counter_period_ns = o.trace_period_ns.value_or(100);
+    if (!o.trace_from.empty()) {
+      trace->set_window(from.is_time ? from.ps : TraceWriter::kNotYet, window);
+      if (!from.is_time) {
+        TraceWriter* writer = trace.get();
+        options.step_started = [writer, from_step](const Step& step) {
+          if (step.index == from_step) writer->open_window_now();
+        };
+      }
+    }
   }
   options.vcd = o.vcd;
   options.vcd_period_ns = o.vcd_period_ns;
@@ -194,6 +227,13 @@ int cmd_run(const CommandContext& c) {
     err << "rnicsim: " << error << '\n';
     if (worst == kExitPassed) worst = kExitInvalid;
   };
+  // A window the run never reached: an empty trace, said so rather than silently.
+  if (trace && !o.trace_from.empty() &&
+      (trace->window_start_ps() == TraceWriter::kNotYet ||
+       trace->window_start_ps() > runs.front().sim_ns * 1000)) {
+    err << "rnicsim: the trace window (" << window << ") never opened: the run ended at "
+        << runs.front().sim_ns << " ns simulated; " << o.trace << " has no events\n";
+  }
   for (const std::string& error :
        {trace ? trace->write_file(o.trace) : std::string(), options.vcd_error}) {
     if (!error.empty()) write_failed(error);

@@ -4,6 +4,7 @@
 // reported as unsupported.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -52,6 +53,9 @@ class RunContext {
   // One of several scenarios in one simulation (run_scenarios): kernel-wide figures such as
   // delta cycles are theirs together, not this scenario's.
   bool shared_simulation = false;
+  // Observers (a lone run with --trace): the drivers' host track, and each step's start.
+  host::HostTraceSink* host_trace = nullptr;
+  std::function<void(const Step&)> step_started;
 
   void create_adapters();  // inside the SystemC thread: the driver talks to the device
   // The run's seed: --seed when given, else the file's (Scenario::seed is only the latter).

@@ -7,9 +7,10 @@
 #include <exception>
 #include <systemc>
 
+#include "app/observe/sampler.h"
+#include "app/observe/vcd_probe.h"
 #include "app/runner/context.h"
 #include "app/scenario/text.h"
-#include "app/observe/vcd_probe.h"
 
 namespace rnic::app {
 
@@ -104,6 +105,7 @@ class Driver : public sc_core::sc_module {
         r.index = step.index;
         r.op = op_name(step.op);
         r.start_ns = now_ns();
+        if (ctx_.step_started) ctx_.step_started(step);
         executor_for(step.op)(ctx_, step, r);
         r.end_ns = now_ns();
         result_.steps.push_back(r);
@@ -239,6 +241,7 @@ void RunContext::create_adapters() {
     adapters.push_back(std::make_unique<host::Adapter>(system.node(i).cpu, scenario.config.rnic,
                                                        scenario.config.host_memory.size_bytes,
                                                        uint32_t(i), node_seed(seed_, uint32_t(i))));
+    adapters.back()->attach_trace(host_trace);
   }
 }
 
@@ -453,13 +456,26 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
   if (instances.empty()) return results;
   try {
     std::unique_ptr<VcdProbe> probe;
+    std::unique_ptr<TraceCounters> counters;
+    std::unique_ptr<Sampler> sampler;
     if (!several) {
       lone->system.attach_trace(options.trace);
+      lone->ctx.host_trace = options.host_trace;
+      lone->ctx.step_started = options.step_started;
+      std::vector<Sampler::Consumer> consumers;
       if (!options.vcd.empty()) {
-        probe = std::make_unique<VcdProbe>(
-            "vcd_probe", lone->system, options.vcd,
-            sc_core::sc_time(double(std::max<uint64_t>(1, options.vcd_period_ns)), sc_core::SC_NS));
+        const sc_core::sc_time period(double(std::max<uint64_t>(1, options.vcd_period_ns)),
+                                      sc_core::SC_NS);
+        probe = std::make_unique<VcdProbe>(lone->system, options.vcd, period);
+        consumers.push_back({period, [p = probe.get()] { p->sample(); }});
       }
+      if (options.trace && options.trace_counter_period_ns) {
+        const sc_core::sc_time period(double(options.trace_counter_period_ns), sc_core::SC_NS);
+        counters = std::make_unique<TraceCounters>(lone->system, *options.trace, period);
+        consumers.push_back({period, [c = counters.get()] { c->sample(); }});
+      }
+      // The module name the loader keeps from nodes (app/scenario/scenario.cpp).
+      if (!consumers.empty()) sampler = std::make_unique<Sampler>("vcd_probe", consumers);
     }
     simulate(instances, results, steps, options.progress);
     if (probe) options.vcd_error = probe->close();

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "app/scenario/scenario.h"
+#include "host_api/host_trace.h"
 #include "host_api/ndk.h"
 #include "tlm/trace.h"
 
@@ -82,6 +84,9 @@ std::string check_supported(const Scenario& scenario);
 // What to record besides the results.
 struct RunOptions {
   TraceSink* trace = nullptr;  // timeline slices (app/observe/trace_writer.h); null: none
+  host::HostTraceSink* host_trace = nullptr;  // the drivers' posts, doorbells, polls; null: none
+  uint64_t trace_counter_period_ns = 100;     // counter tracks into `trace` (0: none)
+  std::function<void(const Step&)> step_started;  // called as each step begins (trace window)
   std::string vcd;             // waveform file (app/observe/vcd_probe.h); empty: none
   uint64_t vcd_period_ns = 100;
   std::string vcd_error;       // out: why the VCD file could not be finished, or ""

@@ -93,6 +93,17 @@ def main():
         (["frobnicate"], "unknown command"),
         (["gen"], "--seed"),
         (["params", "--preset", "nosuch"], "nosuch"),
+        (["run", "q.json", "--trace", "t2.json", "--trace-from", "99999"], "no such step"),
+        (["run", "q.json", "--trace", "t2.json", "--trace-from", "5 us"], "--trace-from"),
+        (["run", "q.json", "--trace", "t2.json", "--trace-from", "5mm"], "--trace-from"),
+        (["run", "q.json", "--trace-from", "5us"], "needs --trace"),
+        (["run", "q.json", "--trace", "t2.json", "--trace-period", "-1"], "--trace-period"),
+        (["report"], "report needs"),
+        (["report", "dir"], "is a directory"),
+        (["report", "q.json"], "neither a trace"),
+        (["report", "fifo-does-not-exist.json"], "no such file"),
+        (["report", "target"], "not JSON"),
+        (["report", "a.json", "b.json"], "more than one file"),
     ]
     # Many files in one run: bounded by their nodes together (17 x 64 > 1024), refused up
     # front (it ended with exit 3 when the process ran out of stacks or memory).
@@ -109,7 +120,7 @@ def main():
         fail("the FIFO was replaced")
     if not os.path.islink("dangling") or os.path.exists("missing"):
         fail("a refused output was created")
-    for f in ("r.json", "w.vcd", "dir/r.json"):
+    for f in ("r.json", "w.vcd", "dir/r.json", "t2.json"):
         if os.path.exists(f):
             fail(f"{f} written by a refused run")
 

@@ -7,10 +7,17 @@
   on its node's fetcher track and a "completion" slice with the same request id, unless the
   trace says it was truncated;
 - no two slices of one thread overlap (lanes), and every slice has dur >= 0;
-- the VCD file has a header ending in $enddefinitions and timestamped value changes.
-Usage: check_trace.py RNICSIM SCENARIO WORKDIR"""
+- the VCD file has a header ending in $enddefinitions and timestamped value changes;
+- a window (--trace-from) on the measured step of WINDOWED (a read stream): no event before
+  the step's start, the limit counted from there (the trace is full, not spent on set-up);
+  the host track (post, doorbell, poll linked to the device's requests, in order, with post
+  to poll matching the step's own latency) and the counter tracks (in range) are there;
+  `rnicsim report` on it gives the stages, and refuses what is not a trace; a window from a
+  time has nothing before that time either.
+Usage: check_trace.py RNICSIM SCENARIO WINDOWED WORKDIR"""
 import collections
 import json
+import math
 import os
 import re
 import subprocess
@@ -23,7 +30,7 @@ def fail(msg):
 
 
 def main():
-    rnicsim, scenario, work = sys.argv[1], sys.argv[2], sys.argv[3]
+    rnicsim, scenario, windowed, work = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
     trace, vcd, out = (os.path.join(work, n) for n in ("trace.json", "waves.vcd", "results.json"))
     for f in (trace, vcd, out):
@@ -141,6 +148,144 @@ def main():
         if "$enddefinitions" not in f.read():
             fail("idle VCD has no header")
     print("vcd: a 1,000 s idle wait sampled without a hang")
+    check_window(rnicsim, windowed, work, env)
+    check_time_window(rnicsim, windowed, work, env)
+    print("trace: PASS")
+
+
+def percentile(values, p):
+    """Nearest rank, as rnicsim report computes it."""
+    values = sorted(values)
+    return values[max(1, math.ceil(p * len(values))) - 1]
+
+
+def check_window(rnicsim, scenario, work, env):
+    """The measured step (the last) of a read stream, windowed and limited."""
+    trace, out = os.path.join(work, "window.json"), os.path.join(work, "window-results.json")
+    limit = 30000
+    run = subprocess.run([rnicsim, "run", scenario, "--trace", trace, "--out", out, "--quiet",
+                          "--trace-from", "-1", "--trace-limit", str(limit)],
+                         env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        fail("windowed run exited %d: %s" % (run.returncode, run.stderr))
+    with open(out) as f:
+        results = json.load(f)
+    with open(trace) as f:
+        doc = json.load(f)
+    step = results["steps"][-1]
+    other = doc["otherData"]
+    start_us = other["window_start_us"]
+    if abs(start_us - step["sim_ns_start"] / 1000.0) > 0.001:
+        fail("window starts at %r us, the step at %r ns" % (start_us, step["sim_ns_start"]))
+    if other["trace_from"] != "step %d (-1)" % step["index"]:
+        fail("otherData.trace_from is %r" % other["trace_from"])
+    events = [e for e in doc["traceEvents"] if e["ph"] != "M"]
+    early = [e for e in events if e["ts"] < start_us - 1e-9]
+    if early:
+        fail("%d events before the window (first: %r)" % (len(early), early[0]))
+    # Counted from the window: the limit fills with the step's events (set-up and warm-up are
+    # thousands of events too; had they counted, far fewer would be here).
+    # (the one "trace limit reached" marker is not a recorded event)
+    recorded = [e for e in events if e["ph"] != "i"]
+    if len(recorded) > limit or other["dropped_slices"] == 0:
+        fail("%d events for a limit of %d, %d dropped" % (len(recorded), limit,
+                                                          other["dropped_slices"]))
+    if len(recorded) < 0.9 * limit:
+        fail("only %d events for a limit of %d: the limit was not counted from the window"
+             % (len(recorded), limit))
+    if "trace limit" not in run.stderr:
+        fail("no word on stderr of the limit: %r" % run.stderr)
+
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in doc["traceEvents"]
+               if e["ph"] == "M" and e["name"] == "thread_name"}
+    by_request = collections.defaultdict(dict)
+    for e in events:
+        if e["ph"] != "X" or "request" not in e.get("args", {}):
+            continue
+        unit = threads[(e["pid"], e["tid"])].split(" #")[0]
+        by_request[e["args"]["request"]].setdefault((unit, e["name"]), []).append(e)
+    for unit in ("host", "doorbell"):
+        if not any(t == unit for t in threads.values()):
+            fail("no %r thread" % unit)
+    latencies = []
+    for rid, stages in by_request.items():
+        post, poll = stages.get(("host", "post")), stages.get(("host", "poll"))
+        doorbell, fetch = stages.get(("doorbell", "doorbell")), stages.get(("fetcher", "fetch"))
+        if post and doorbell:
+            if doorbell[0]["ts"] < post[0]["ts"] or doorbell[0]["dur"] <= 0:
+                fail("request %s: doorbell %r against post %r" % (rid, doorbell[0], post[0]))
+        if post and fetch and fetch[0]["ts"] < post[0]["ts"]:
+            fail("request %s fetched before it was posted" % rid)
+        if post and poll:
+            # After every other slice has begun. (Not ended: memory is written when the write is
+            # booked, so the host may see a CQE a few ns before the completion slice's end.)
+            last = max(s["ts"] for ss in stages.values() for s in ss)
+            if poll[0]["ts"] + 1e-9 < last:
+                fail("request %s: polled at %r before its last slice begins at %r"
+                     % (rid, poll[0]["ts"], last))
+            latencies.append((poll[0]["ts"] - post[0]["ts"]) * 1000.0)
+    if len(latencies) < 100:
+        fail("only %d requests with a post and a poll" % len(latencies))
+    # The workload measures each read from its post to the host seeing its completion, as the
+    # host track does (its percentiles are histogram bucket edges, within 1%).
+    p50 = percentile(latencies, 0.5)
+    want = step["metrics"]["latency_ns.p50"]
+    if abs(p50 - want) > 0.02 * want:
+        fail("post to poll p50 %.1f ns, the step's latency p50 %.1f ns" % (p50, want))
+
+    counters = collections.defaultdict(list)
+    for e in events:
+        if e["ph"] == "C":
+            counters[e["name"]].append(e["args"]["value"])
+    bounds = {"reads_outstanding": 16, "sq_wqes_in_flight": 256,
+              "dma_read_tags_in_use": results["config"]["pcie.max_read_tags"],
+              "completion_queue_depth": 1024, "pcie_upstream_busy_pct": 100,
+              "pcie_downstream_busy_pct": 100}
+    for name, bound in bounds.items():
+        values = counters.get(name)
+        if not values:
+            fail("no counter track %r" % name)
+        if min(values) < 0 or max(values) > bound:
+            fail("counter %s out of 0..%d: %r..%r" % (name, bound, min(values), max(values)))
+        if name in ("reads_outstanding", "dma_read_tags_in_use") and max(values) == 0:
+            fail("counter %s never moved during a read stream" % name)
+
+    report = subprocess.run([rnicsim, "report", trace], env=env, capture_output=True, text=True)
+    if report.returncode != 0:
+        fail("report exited %d: %s" % (report.returncode, report.stderr))
+    for needle in ("window from step %d" % step["index"], "end to end: post to poll",
+                   "fetcher     fetch", "responder   serve read", "counter tracks"):
+        if needle not in report.stdout:
+            fail("report lacks %r:\n%s" % (needle, report.stdout))
+    for bad, needle in ((work, "is a directory"), (scenario, "neither a trace")):
+        r = subprocess.run([rnicsim, "report", bad], env=env, capture_output=True, text=True)
+        if r.returncode != 2 or needle not in r.stderr:
+            fail("report %s: exit %d, %r" % (bad, r.returncode, r.stderr))
+    print("window: %d events from %.3f us, %d requests with post and poll (p50 %.1f ns), "
+          "%d counter tracks" % (len(events), start_us, len(latencies), p50, len(counters)))
+
+
+def check_time_window(rnicsim, scenario, work, env):
+    """A window from a simulated time: the middle of the measured step, in us with a fraction."""
+    with open(os.path.join(work, "window-results.json")) as f:
+        step = json.load(f)["steps"][-1]
+    middle_ns = (step["sim_ns_start"] + step["sim_ns_end"]) // 2
+    trace = os.path.join(work, "time-window.json")
+    run = subprocess.run([rnicsim, "run", scenario, "--trace", trace, "--quiet",
+                          "--trace-limit", "5000", "--trace-from", "%.3fus" % (middle_ns / 1000.0)],
+                         env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        fail("time window run exited %d: %s" % (run.returncode, run.stderr))
+    with open(trace) as f:
+        doc = json.load(f)
+    events = [e for e in doc["traceEvents"] if e["ph"] != "M"]
+    if not any(e["ph"] == "X" for e in events):
+        fail("nothing after %d ns" % middle_ns)
+    if min(e["ts"] for e in events) < middle_ns / 1000.0 - 1e-9:
+        fail("an event before the window at %d ns" % middle_ns)
+    if abs(doc["otherData"]["window_start_us"] - middle_ns / 1000.0) > 1e-6:
+        fail("window_start_us %r for %d ns" % (doc["otherData"]["window_start_us"], middle_ns))
+    print("time window: %d events from %d ns" % (len(events), middle_ns))
 
 
 main()
