@@ -328,3 +328,30 @@ TEST_CASE("an error found while running names the file's line, as a load error d
   CHECK(err.find("steps[1].value: \"$sink.length+18446744073709551615\": 0x1000 + "
                  "18446744073709551615 leaves the 64-bit range") != std::string::npos);
 }
+
+TEST_CASE("expect_memory compares in chunks: a difference across 1 MiB is found whole",
+          "[app]") {
+  // 3 MiB of 0x11, with 0x22 over [1 MiB - 4, 1 MiB + 12): the first 16 bytes shown start
+  // 4 bytes before the chunk boundary; every difference is counted.
+  const std::string file = temp_file("chunks.json", R"({"name": "chunks", "steps": [
+      {"op": "alloc", "node": "A", "name": "b", "size": 3145728, "fill": "0x11"},
+      {"op": "fill_memory", "buffer": "b", "offset": 1048572, "length": 16, "fill": "0x22"},
+      {"op": "fill_memory", "buffer": "b", "offset": 3145720, "length": 8, "fill": "0x33"},
+      {"op": "expect_memory", "buffer": "b", "length": 3145728, "fill": "0x11"}]})");
+  const std::string results = "/tmp/rnicsim_app_test_chunks_results.json";
+  std::string out, err;
+  CHECK(run({"run", file, "--out", results, "--quiet"}, &out, &err) == kExitFailed);
+  CHECK_THAT(err, Catch::Contains("byte 1048572 (offset 1048572 of \"b\"): expected 0x11, got "
+                                  "0x22; 24 of 3145728 bytes differ"));
+  std::ifstream in(results);
+  std::ostringstream text;
+  text << in.rdbuf();
+  CHECK_THAT(text.str(), Catch::Contains("\"expected\": \"" + std::string(32, '1') + "\""));
+  CHECK_THAT(text.str(), Catch::Contains("\"got\": \"" + [] {
+    std::string s;
+    for (int i = 0; i < 16; ++i) s += "22";
+    return s;
+  }() + "\""));
+  std::remove(file.c_str());
+  std::remove(results.c_str());
+}
