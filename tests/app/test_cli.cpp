@@ -276,6 +276,55 @@ TEST_CASE("the run summary has one metrics line per workload step", "[app]") {
   CHECK(workload_table(RunResult{}).empty());
 }
 
+TEST_CASE("the memory budget: validate and run refuse a file estimated above it", "[app]") {
+  // 64 nodes with the largest caches: 9.5 GB measured, about 10 GiB estimated.
+  std::string nodes;
+  for (int i = 0; i < 64; ++i) nodes += std::string(i ? ", " : "") + "\"N" + std::to_string(i) + "\"";
+  const std::string file = temp_file(
+      "budget.json", R"({"name": "caches", "nodes": [)" + nodes + R"(],
+        "config": {"set": {"mtt.cache_entries": 1048576, "mtt.cache_ways": 8,
+                           "mpt.cache_entries": 1048576}},
+        "steps": [{"op": "create_pd", "node": "N0", "name": "pd"}]})");
+  const std::string results = "/tmp/rnicsim_app_test_budget_results.json";
+  std::remove(results.c_str());
+  std::string out, err;
+  CHECK(run({"validate", file}, &out, &err) == kExitInvalid);
+  CHECK_THAT(err, Catch::StartsWith(file + ": needs about 10"));
+  CHECK_THAT(err, Catch::Contains("more than the budget of 4 GiB (--memory-budget SIZE raises it)"));
+  CHECK_THAT(err, Catch::Contains("\n  on-chip caches: "));
+  CHECK(out.empty());
+  // Refused before simulating: no results file.
+  CHECK(run({"run", file, "--out", results, "--quiet"}, &out, &err) == kExitInvalid);
+  CHECK_THAT(err, Catch::Contains("more than the budget of 4 GiB"));
+  CHECK_FALSE(std::ifstream(results).good());
+  // A larger budget accepts it; validate says how much of the budget it takes.
+  CHECK(run({"validate", file, "--memory-budget", "16GiB"}, &out, &err) == kExitPassed);
+  CHECK_THAT(out, Catch::Contains("valid (1 steps); memory estimate 10"));
+  CHECK_THAT(out, Catch::EndsWith(" of the 16 GiB budget\n"));
+  // A smaller one refuses what the default accepts.
+  const std::string small =
+      temp_file("small.json", R"({"name": "s", "steps": [{"op": "alloc", "node": "A",
+                                  "name": "b", "size": 134217728}]})");
+  CHECK(run({"validate", small}, &out, &err) == kExitPassed);
+  CHECK(run({"validate", small, "--memory-budget=100M"}, &out, &err) == kExitInvalid);
+  CHECK_THAT(err, Catch::Contains("more than the budget of 100 MiB"));
+  CHECK_THAT(err, Catch::Contains("host buffers: 132 MiB"));
+  // Sizes the option refuses.
+  for (const char* bad : {"4GB", "lots", "1M", "2P", ""}) {
+    CAPTURE(bad);
+    CHECK(run({"validate", small, "--memory-budget", bad}, &out, &err) == kExitInvalid);
+  }
+  CHECK_THAT(err, Catch::Contains("--memory-budget"));
+  CliOptions o;
+  std::string error;
+  CHECK_FALSE(parse_cli({"run", "a.json", "--memory-budget", "1M"}, &o, &error));
+  CHECK(error == "--memory-budget needs a size from 64 MiB to 1 PiB such as 8GiB, got \"1M\"");
+  REQUIRE(parse_cli({"run", "a.json", "--memory-budget", "1.5GiB"}, &o, &error));
+  CHECK(o.memory_budget == 3ull << 29);
+  std::remove(file.c_str());
+  std::remove(small.c_str());
+}
+
 TEST_CASE("one option table: each command accepts its options, its --help lists them", "[app]") {
   CliOptions o;
   std::string error;
