@@ -4,6 +4,7 @@
 # RNICSIM_TEST_MEMORY_KB: run COMMAND with at most that much address space (ulimit -v), so a
 # refused file that would allocate before it is refused fails here; not under ASan (its
 # shadow memory needs terabytes of address space).
+# RNICSIM_EXPECT_MESSAGE: stderr must also contain this text (the reason, not just a reason).
 set -u
 want=$1; shift
 if [ -n "${RNICSIM_TEST_MEMORY_KB:-}" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
@@ -18,6 +19,9 @@ if [ "$got" != "$want" ]; then
 fi
 if [ "$want" != 0 ] && [ -z "$msg" ]; then
   echo "exit $got but no message on stderr: $*"; exit 1
+fi
+if [ -n "${RNICSIM_EXPECT_MESSAGE:-}" ] && [[ "$msg" != *"$RNICSIM_EXPECT_MESSAGE"* ]]; then
+  echo "stderr lacks \"$RNICSIM_EXPECT_MESSAGE\": $*"; echo "$msg"; exit 1
 fi
 [ -n "$msg" ] && echo "$msg"
 exit 0
