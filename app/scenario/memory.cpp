@@ -19,7 +19,7 @@ namespace rnic::app {
 
 namespace {
 
-constexpr uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
+constexpr uint64_t KiB = 1024, MiB = KiB * KiB;
 
 // The executable, the SystemC kernel and the allocator's arenas: a one-node file that does
 // nothing peaks at 10.4 MB; the rest is margin for what the parts below leave out.
@@ -400,8 +400,9 @@ class Estimator {
     if (it == pending_.end()) return;
     std::multiset<std::pair<uint64_t, uint64_t>>& list = it->second;
     for (uint64_t i = 0; i < s.count && !list.empty(); ++i) {
-      in_flight_ -= list.begin()->first;
-      kept_ -= list.begin()->second;
+      // A saturated sum stays saturated (the peak already is as large as it can be).
+      if (in_flight_ != UINT64_MAX) in_flight_ -= list.begin()->first;
+      if (kept_ != UINT64_MAX) kept_ -= list.begin()->second;
       list.erase(list.begin());
     }
   }
@@ -422,10 +423,12 @@ class Estimator {
       Node& here = node(s.node_index);
       here.sent = std::max(here.sent, size);
     }
-    const uint64_t bytes = mul(at_once, size);
-    in_flight_ = add(in_flight_, bytes);
-    note_peak(s);
-    in_flight_ -= bytes;  // the step ends when every request has completed
+    // The step ends when every request has completed: in flight during the step only.
+    const uint64_t during = add(in_flight_, mul(at_once, size));
+    if (during > in_flight_peak_) {
+      in_flight_peak_ = during;
+      peak_step_ = step_ref(s);
+    }
     workload(s, at_once);
   }
 
