@@ -92,7 +92,7 @@ int write_output(const CommandContext& c, const std::string& text) {
 }
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-            const RefOptions& reference) {
+            const RefOptions& reference, bool simulate) {
   try {
     CliOptions o;
     std::string error;
@@ -115,7 +115,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       out << command.usage << (options.empty() ? "" : "\n") << options;
       return kExitPassed;
     }
-    return command.run(CommandContext{o, reference, out, err});
+    return command.run(CommandContext{o, reference, out, err, simulate});
   } catch (const std::bad_alloc&) {
     err << "rnicsim: out of memory\n";
     return kExitInternal;

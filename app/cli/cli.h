@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/reference/model.h"
+#include "app/scenario/memory.h"
 
 namespace rnic::app {
 
@@ -37,6 +38,7 @@ struct CliOptions {
   bool quiet = false;
   bool no_summary = false;  // run --no-summary: no unit statistics table
   bool help = false;        // COMMAND --help
+  uint64_t memory_budget = kDefaultMemoryBudget;  // run, validate --memory-budget
 };
 
 // Parses argv[1..]; false with `error` set for a bad command line.
@@ -44,7 +46,9 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
 
 // Runs the command; returns the exit status. Never throws. `reference`: the reference model's
 // options for gen and expect (a test build may break a rule; the product uses the defaults).
+// `simulate` false (the command-line fuzz target): `run` makes every check, then stops with
+// exit 0 where it would start the simulation (SystemC elaborates once per process).
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-            const RefOptions& reference = {});
+            const RefOptions& reference = {}, bool simulate = true);
 
 }  // namespace rnic::app

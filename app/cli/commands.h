@@ -18,6 +18,7 @@ struct CommandContext {
   const RefOptions& reference;  // gen, expect: the reference model's options
   std::ostream& out;
   std::ostream& err;
+  bool simulate = true;  // false: `run` stops before simulating (run_cli)
 };
 
 struct Command {

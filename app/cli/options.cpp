@@ -131,6 +131,20 @@ const std::vector<Option>& option_table() {
        [](CliOptions* o, const E&, E*) { return o->strict = true; }},
       {"--preset", nullptr, "NAME", "params", "values of preset NAME instead of the defaults",
        [](CliOptions* o, const E& v, E*) { return o->preset = v, true; }},
+      // docs/user-guide.md, "Limits": the estimate of the whole run must fit in the budget.
+      {"--memory-budget", nullptr, "SIZE", "run validate",
+       "refuse files whose run is estimated to need more memory than SIZE\n"
+       "(default 4GiB; units K, M, G, T or KiB, MiB, GiB, TiB)",
+       [](CliOptions* o, const E& v, E* e) {
+         uint64_t bytes = 0;
+         if (!parse_byte_size(v, &bytes) || bytes < kMinMemoryBudget || bytes > kMaxMemoryBudget) {
+           *e = "--memory-budget needs a size from " + format_size(kMinMemoryBudget) + " to " +
+                format_size(kMaxMemoryBudget) + " such as 8GiB, got " + quote(v);
+           return false;
+         }
+         o->memory_budget = bytes;
+         return true;
+       }},
   };
   return table;
 }

@@ -24,13 +24,14 @@ const char* const kRunUsage =
     "usage: rnicsim run FILE.json [--out results.json] [--trace trace.json] [--vcd waves.vcd]\n"
     "                             [--set key=value ...] [--seed N] [--quiet] [--no-summary]\n"
     "                             [--trace-limit N] [--trace-from STEP|TIME] [--trace-period NS]\n"
-    "                             [--vcd-period NS]\n"
+    "                             [--vcd-period NS] [--memory-budget SIZE]\n"
     "       rnicsim run FILE.json FILE2.json... [--out-dir DIR] [--set key=value ...]\n"
-    "                             [--seed N] [--quiet] [--no-summary]\n"
+    "                             [--seed N] [--quiet] [--no-summary] [--memory-budget SIZE]\n"
     "\n"
     "Several files run in one process and one simulation, each scenario on a platform of its\n"
     "own from time 0; each gives the results it gives alone. The exit status is the worst:\n"
-    "3, else 2, else 1, else 0. A file that cannot be loaded stops everything (exit 2).\n";
+    "3, else 2, else 1, else 0. A file that cannot be loaded stops everything (exit 2), and\n"
+    "so does a run estimated to need more memory than the budget (--memory-budget).\n";
 
 namespace {
 
@@ -112,6 +113,19 @@ int cmd_run(const CommandContext& c) {
         << kMaxNodesPerRun << " one run simulates (run them in several)\n";
     return kExitInvalid;
   }
+  // The memory budget, for everything this process will hold (docs/user-guide.md, Limits).
+  MemoryOptions memory_options;
+  memory_options.results_file = !o.out.empty() || !o.out_dir.empty();
+  memory_options.trace_events = o.trace.empty() ? 0 : o.trace_limit;
+  std::vector<const Scenario*> all;
+  for (const Scenario& scenario : scenarios) all.push_back(&scenario);
+  const std::string over =
+      check_memory_budget(estimate_memory(all, memory_options, o.files), o.memory_budget);
+  if (!over.empty()) {
+    err << (scenarios.size() == 1 ? o.files.front() : std::string("rnicsim: the files together"))
+        << ": " << over << '\n';
+    return kExitInvalid;
+  }
   std::vector<std::string> out_paths;
   if (!o.out_dir.empty()) {
     std::string error;
@@ -189,6 +203,7 @@ int cmd_run(const CommandContext& c) {
   // A progress line for long runs, only for a person watching a terminal.
   const char* force = std::getenv("RNICSIM_PROGRESS");
   options.progress = force ? std::string(force) == "1" : !o.quiet && isatty(STDERR_FILENO);
+  if (!c.simulate) return kExitPassed;  // run_cli(simulate = false): every check made
   const std::vector<RunResult> runs = run_scenarios(list, seeds, options);
 
   int worst = kExitPassed;

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Executors of the ops that observe or wait: poll, expect_memory, save, wait.
 #include <algorithm>
-#include <functional>
-#include <numeric>
 #include <systemc>
 #include <vector>
 
@@ -102,21 +100,44 @@ void exec_poll(RunContext& ctx, const Step& step, StepResult& result) {
               "CQ " + quote(step.cq) + (overflowed ? " overflowed" : " did not overflow"));
 }
 
+namespace {
+
+// fill_memory and expect_memory work through chunks: a 1 GiB check must not hold two 1 GiB
+// copies besides the buffers (docs/user-guide.md, Limits: the memory budget counts them).
+constexpr uint64_t kChunkBytes = 1 << 20;
+
+// The bytes of `fill` at [offset, offset + count) of a buffer (incrementing counts from the
+// buffer's start, as alloc's fill does).
+void fill_chunk(const Step& step, uint64_t offset, uint8_t* out, uint64_t count) {
+  for (uint64_t i = 0; i < count; ++i) {
+    out[i] = step.fill == Fill::Incrementing ? uint8_t(offset + i)
+             : step.fill == Fill::Byte       ? step.fill_byte
+                                             : uint8_t(0);
+  }
+}
+
+StepInvalid outside(const Value& offset_value, uint64_t offset, uint64_t length,
+                    const std::string& buffer) {
+  return StepInvalid(offset_value.path, "offset " + std::to_string(offset) + " + length " +
+                                            std::to_string(length) + " is outside buffer " +
+                                            quote(buffer));
+}
+
+}  // namespace
+
 void exec_fill_memory(RunContext& ctx, const Step& step, StepResult&) {
   // The host CPU writes the bytes now, at the current simulated time (a plain store).
   const RtObject& buf = ctx.object(step.buffer);
   const uint64_t offset = ctx.resolve(step.offset);
   const uint64_t length = step.length.literal;
-  std::vector<uint8_t> bytes(length);
-  for (uint64_t i = 0; i < length; ++i) {
-    bytes[i] = step.fill == Fill::Incrementing ? uint8_t(offset + i)
-               : step.fill == Fill::Byte       ? step.fill_byte
-                                               : uint8_t(0);
-  }
-  if (!ctx.adapter(buf.node).WriteBuffer(buf.buffer, offset, bytes.data(), length)) {
-    throw StepInvalid(step.offset.path, "offset " + std::to_string(offset) + " + length " +
-                                            std::to_string(length) + " is outside buffer " +
-                                            quote(step.buffer));
+  if (offset > buf.buffer.size || length > buf.buffer.size - offset)
+    throw outside(step.offset, offset, length, step.buffer);
+  std::vector<uint8_t> bytes(std::min(length, kChunkBytes));
+  for (uint64_t done = 0; done < length; done += bytes.size()) {
+    const uint64_t n = std::min<uint64_t>(bytes.size(), length - done);
+    fill_chunk(step, offset + done, bytes.data(), n);
+    if (!ctx.adapter(buf.node).WriteBuffer(buf.buffer, offset + done, bytes.data(), n))
+      throw outside(step.offset, offset, length, step.buffer);
   }
 }
 
@@ -125,42 +146,57 @@ void exec_expect_memory(RunContext& ctx, const Step& step, StepResult& result) {
   host::Adapter& a = ctx.adapter(buf.node);
   const uint64_t offset = ctx.resolve(step.offset);
   const uint64_t length = step.length.literal;
-  std::vector<uint8_t> actual(length);
-  if (!a.ReadBuffer(buf.buffer, offset, actual.data(), length)) {
-    throw StepInvalid(step.offset.path, "offset " + std::to_string(offset) + " + length " +
-                                            std::to_string(length) + " is outside buffer " +
-                                            quote(step.buffer));
-  }
-  std::vector<uint8_t> wanted(length);
-  if (!step.equals_buffer.empty()) {
-    const RtObject& other = ctx.object(step.equals_buffer);
-    const uint64_t other_offset = ctx.resolve(step.equals_offset);
-    if (!ctx.adapter(other.node).ReadBuffer(other.buffer, other_offset, wanted.data(), length)) {
-      throw StepInvalid(step.equals_offset.path, "offset " + std::to_string(other_offset) +
-                                                     " + length " + std::to_string(length) +
-                                                     " is outside buffer " +
-                                                     quote(step.equals_buffer));
-    }
-  } else if (!step.bytes.empty()) {
-    wanted = step.bytes;
-  } else {
-    for (uint64_t i = 0; i < length; ++i) {
-      // Incrementing counts from the buffer's start, as alloc's fill does.
-      wanted[i] = step.fill == Fill::Incrementing ? uint8_t(offset + i)
-                  : step.fill == Fill::Byte       ? step.fill_byte
-                                                  : uint8_t(0);
-    }
-  }
-  const auto mismatch = std::mismatch(actual.begin(), actual.end(), wanted.begin());
-  if (mismatch.first == actual.end()) return;
-  const size_t at = size_t(mismatch.first - actual.begin());
-  const size_t differ = size_t(std::inner_product(actual.begin(), actual.end(), wanted.begin(),
-                                                  size_t(0), std::plus<>(), std::not_equal_to<>()));
+  if (offset > buf.buffer.size || length > buf.buffer.size - offset)
+    throw outside(step.offset, offset, length, step.buffer);
+  const RtObject* other = step.equals_buffer.empty() ? nullptr : &ctx.object(step.equals_buffer);
+  const uint64_t other_offset = other ? ctx.resolve(step.equals_offset) : 0;
+  if (other && (other_offset > other->buffer.size || length > other->buffer.size - other_offset))
+    throw outside(step.equals_offset, other_offset, length, step.equals_buffer);
+  // Compared chunk by chunk; the first difference is shown (16 bytes from it, which may run
+  // into the next chunk) and every difference counted.
   const size_t shown = 16;
-  fail_step(result, hex_bytes(wanted, at, shown), hex_bytes(actual, at, shown),
-            "byte " + std::to_string(at) + " (offset " + std::to_string(offset + at) + " of " +
-                quote(step.buffer) + "): expected " + hex(wanted[at]) + ", got " + hex(actual[at]) +
-                "; " + std::to_string(differ) + " of " + std::to_string(length) + " bytes differ");
+  std::vector<uint8_t> actual, wanted;
+  std::string want_text, got_text;
+  uint64_t first = UINT64_MAX, differ = 0;
+  uint8_t first_want = 0, first_got = 0;
+  for (uint64_t done = 0; done < length; done += kChunkBytes) {
+    const uint64_t n = std::min(kChunkBytes, length - done);
+    actual.resize(n);
+    wanted.resize(n);
+    if (!a.ReadBuffer(buf.buffer, offset + done, actual.data(), n))
+      throw outside(step.offset, offset, length, step.buffer);
+    if (other) {
+      if (!ctx.adapter(other->node).ReadBuffer(other->buffer, other_offset + done, wanted.data(), n))
+        throw outside(step.equals_offset, other_offset, length, step.equals_buffer);
+    } else if (!step.bytes.empty()) {
+      std::copy(step.bytes.begin() + ptrdiff_t(done), step.bytes.begin() + ptrdiff_t(done + n),
+                wanted.begin());
+    } else {
+      fill_chunk(step, offset + done, wanted.data(), n);
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+      if (actual[i] == wanted[i]) continue;
+      ++differ;
+      if (first == UINT64_MAX) {
+        first = done + i;
+        first_want = wanted[i];
+        first_got = actual[i];
+      }
+    }
+    // The hex of the 16 bytes from the first difference, across a chunk boundary too.
+    if (first != UINT64_MAX && want_text.size() < 2 * shown) {
+      const uint64_t from = std::max(first, done) - done;
+      const size_t take = std::min<size_t>(shown - want_text.size() / 2, size_t(n - from));
+      want_text += hex_bytes(wanted, from, take);
+      got_text += hex_bytes(actual, from, take);
+    }
+  }
+  if (differ == 0) return;
+  fail_step(result, want_text, got_text,
+            "byte " + std::to_string(first) + " (offset " + std::to_string(offset + first) +
+                " of " + quote(step.buffer) + "): expected " + hex(first_want) + ", got " +
+                hex(first_got) + "; " + std::to_string(differ) + " of " + std::to_string(length) +
+                " bytes differ");
 }
 
 void exec_save(RunContext& ctx, const Step& step, StepResult&) {

@@ -151,8 +151,10 @@ std::vector<ParamDef> build_table() {
        Rule::Range, RNIC_PARAM_FIELD(rnic.qp.max_sge)},
       {"qp.max_fr_pages", "pages", "fast-register page count limit (FRMRPageCount)", Kind::Integer,
        1, 1 << 20, Rule::Range, RNIC_PARAM_FIELD(rnic.qp.max_fr_pages)},
+      // MaxTransferLength is a ULONG, and so is a message's length on the wire: 2^32 bytes,
+      // once accepted, crashed the requester landing the read (exit 139).
       {"qp.max_transfer_bytes", "bytes", "longest request (MaxTransferLength)", Kind::Integer, 1,
-       double(1ull << 32), Rule::Range, RNIC_PARAM_FIELD(rnic.qp.max_transfer_bytes)},
+       double(UINT32_MAX), Rule::Range, RNIC_PARAM_FIELD(rnic.qp.max_transfer_bytes)},
       {"qp.rnr_retry_count", "retries", "sends retried while the peer has no receive posted",
        Kind::Integer, 0, 7, Rule::Range, RNIC_PARAM_FIELD(rnic.qp.rnr_retry_count)},
       {"qp.rnr_timer_ns", "ns", "wait before each RNR retry", Kind::Integer, 0, kMaxNs,

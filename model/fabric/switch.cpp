@@ -67,7 +67,21 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
     return;
   }
   Packet* copy = take_packet();
-  *copy = *packet;  // reuses the copy's payload capacity
+  if (payload_is_taken(packet->kind)) {
+    // The payload moves into the copy instead of being copied: a second copy of a 1 GiB read
+    // response would double the memory of the transfer (docs/user-guide.md, Limits). The
+    // sender gets the copy's old buffer back, emptied: were the packet sent again, it would
+    // arrive without payload (refused by the receiver's length check), never as another's.
+    Packet& sender = *message_of<Packet>(gp);
+    std::vector<uint8_t> data;
+    data.swap(sender.payload);
+    sender.payload.swap(copy->payload);
+    sender.payload.clear();
+    *copy = sender;  // the header; the payload is empty
+    copy->payload.swap(data);
+  } else {
+    *copy = *packet;  // reuses the copy's payload capacity
+  }
   in_flight_.push({arrival, order_++, copy});
   arrival_event_.notify(in_flight_.top().arrival - now);
 }
@@ -85,6 +99,11 @@ void Switch::deliver_thread() {
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
       auto* target = port_isock[int(packet->dst_node)];
       send_message(pool_, target, *packet, delay);
+      // A large payload is given back at once rather than kept for reuse (memory), a small
+      // one is kept (no allocation per packet).
+      if (packet->payload.capacity() > kKeptPayloadBytes) {
+        std::vector<uint8_t>().swap(packet->payload);
+      }
       free_packets_.push_back(packet);
     }
     if (!in_flight_.empty())

@@ -2,7 +2,11 @@
 // A switch connecting every node's port: each packet waits for its output port (serialized
 // at port.gbps: contention when several senders target one node) and arrives after the link
 // latency. Packets are copied on entry (the sender's buffer is reused at once) and delivered
-// from the switch's own thread at their arrival time.
+// from the switch's own thread at their arrival time. The payload of a read response or a
+// write request is moved, not copied: their senders (Responder::response_,
+// Requester::tx_packet_) build each one anew and never send it twice, so a transfer is held
+// once, not twice (docs/user-guide.md, Limits). A send request is copied: the requester sends
+// the same packet again after an RNR NAK.
 #pragma once
 
 #include <memory>
@@ -41,6 +45,12 @@ class Switch : public sc_core::sc_module {
       return arrival != other.arrival ? arrival > other.arrival : order > other.order;
     }
   };
+
+  // Payloads above this are freed once delivered; smaller buffers stay for the next packet.
+  static constexpr size_t kKeptPayloadBytes = 1 << 20;
+  static bool payload_is_taken(PacketKind kind) {
+    return kind == PacketKind::ReadResponse || kind == PacketKind::WriteRequest;
+  }
 
   void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void deliver_thread();

@@ -323,6 +323,55 @@ TEST_CASE("the run summary has one metrics line per workload step", "[app]") {
   CHECK(workload_table(RunResult{}).empty());
 }
 
+TEST_CASE("the memory budget: validate and run refuse a file estimated above it", "[app]") {
+  // 64 nodes with the largest caches: 9.5 GB measured, about 10 GiB estimated.
+  std::string nodes;
+  for (int i = 0; i < 64; ++i) nodes += std::string(i ? ", " : "") + "\"N" + std::to_string(i) + "\"";
+  const std::string file = temp_file(
+      "budget.json", R"({"name": "caches", "nodes": [)" + nodes + R"(],
+        "config": {"set": {"mtt.cache_entries": 1048576, "mtt.cache_ways": 8,
+                           "mpt.cache_entries": 1048576}},
+        "steps": [{"op": "create_pd", "node": "N0", "name": "pd"}]})");
+  const std::string results = "/tmp/rnicsim_app_test_budget_results.json";
+  std::remove(results.c_str());
+  std::string out, err;
+  CHECK(run({"validate", file}, &out, &err) == kExitInvalid);
+  CHECK_THAT(err, Catch::StartsWith(file + ": needs about 10"));
+  CHECK_THAT(err, Catch::Contains("more than the budget of 4 GiB (--memory-budget SIZE raises it)"));
+  CHECK_THAT(err, Catch::Contains("\n  on-chip caches: "));
+  CHECK(out.empty());
+  // Refused before simulating: no results file.
+  CHECK(run({"run", file, "--out", results, "--quiet"}, &out, &err) == kExitInvalid);
+  CHECK_THAT(err, Catch::Contains("more than the budget of 4 GiB"));
+  CHECK_FALSE(std::ifstream(results).good());
+  // A larger budget accepts it; validate says how much of the budget it takes.
+  CHECK(run({"validate", file, "--memory-budget", "16GiB"}, &out, &err) == kExitPassed);
+  CHECK_THAT(out, Catch::Contains("valid (1 steps); memory estimate 10"));
+  CHECK_THAT(out, Catch::EndsWith(" of the 16 GiB budget\n"));
+  // A smaller one refuses what the default accepts.
+  const std::string small =
+      temp_file("small.json", R"({"name": "s", "steps": [{"op": "alloc", "node": "A",
+                                  "name": "b", "size": 134217728}]})");
+  CHECK(run({"validate", small}, &out, &err) == kExitPassed);
+  CHECK(run({"validate", small, "--memory-budget=100M"}, &out, &err) == kExitInvalid);
+  CHECK_THAT(err, Catch::Contains("more than the budget of 100 MiB"));
+  CHECK_THAT(err, Catch::Contains("host buffers: 132 MiB"));
+  // Sizes the option refuses.
+  for (const char* bad : {"4GB", "lots", "1M", "2P", ""}) {
+    CAPTURE(bad);
+    CHECK(run({"validate", small, "--memory-budget", bad}, &out, &err) == kExitInvalid);
+  }
+  CHECK_THAT(err, Catch::Contains("--memory-budget"));
+  CliOptions o;
+  std::string error;
+  CHECK_FALSE(parse_cli({"run", "a.json", "--memory-budget", "1M"}, &o, &error));
+  CHECK(error == "--memory-budget needs a size from 64 MiB to 1 PiB such as 8GiB, got \"1M\"");
+  REQUIRE(parse_cli({"run", "a.json", "--memory-budget", "1.5GiB"}, &o, &error));
+  CHECK(o.memory_budget == 3ull << 29);
+  std::remove(file.c_str());
+  std::remove(small.c_str());
+}
+
 TEST_CASE("one option table: each command accepts its options, its --help lists them", "[app]") {
   CliOptions o;
   std::string error;
@@ -374,4 +423,31 @@ TEST_CASE("an error found while running names the file's line, as a load error d
   CHECK(err.find(file + ":3:") == 0);
   CHECK(err.find("steps[1].value: \"$sink.length+18446744073709551615\": 0x1000 + "
                  "18446744073709551615 leaves the 64-bit range") != std::string::npos);
+}
+
+TEST_CASE("expect_memory compares in chunks: a difference across 1 MiB is found whole",
+          "[app]") {
+  // 3 MiB of 0x11, with 0x22 over [1 MiB - 4, 1 MiB + 12): the first 16 bytes shown start
+  // 4 bytes before the chunk boundary; every difference is counted.
+  const std::string file = temp_file("chunks.json", R"({"name": "chunks", "steps": [
+      {"op": "alloc", "node": "A", "name": "b", "size": 3145728, "fill": "0x11"},
+      {"op": "fill_memory", "buffer": "b", "offset": 1048572, "length": 16, "fill": "0x22"},
+      {"op": "fill_memory", "buffer": "b", "offset": 3145720, "length": 8, "fill": "0x33"},
+      {"op": "expect_memory", "buffer": "b", "length": 3145728, "fill": "0x11"}]})");
+  const std::string results = "/tmp/rnicsim_app_test_chunks_results.json";
+  std::string out, err;
+  CHECK(run({"run", file, "--out", results, "--quiet"}, &out, &err) == kExitFailed);
+  CHECK_THAT(err, Catch::Contains("byte 1048572 (offset 1048572 of \"b\"): expected 0x11, got "
+                                  "0x22; 24 of 3145728 bytes differ"));
+  std::ifstream in(results);
+  std::ostringstream text;
+  text << in.rdbuf();
+  CHECK_THAT(text.str(), Catch::Contains("\"expected\": \"" + std::string(32, '1') + "\""));
+  CHECK_THAT(text.str(), Catch::Contains("\"got\": \"" + [] {
+    std::string s;
+    for (int i = 0; i < 16; ++i) s += "22";
+    return s;
+  }() + "\""));
+  std::remove(file.c_str());
+  std::remove(results.c_str());
 }

@@ -75,9 +75,13 @@ TEST_CASE("set_param refuses unknown keys, junk and out-of-range values", "[app]
   CHECK(set_param(c, "pcie.gen", "99999999999999999999999") ==
         "pcie.gen: \"99999999999999999999999\" is not a non-negative integer");
   CHECK(set_param_value(c, "pcie.gen", 3.0, false) == "pcie.gen: must be an integer");
+  // MaxTransferLength is 32 bits, as is a message's length: a 4 GiB request crashed the model.
+  CHECK(set_param(c, "qp.max_transfer_bytes", "4294967296") ==
+        "qp.max_transfer_bytes: 4294967296 is out of range 1..4294967295");
   // Nothing above changed the config.
   CHECK(c.rnic.pcie.gen == SystemConfig{}.rnic.pcie.gen);
   CHECK(c.rnic.pcie.mps_bytes == SystemConfig{}.rnic.pcie.mps_bytes);
+  CHECK(c.rnic.qp.max_transfer_bytes == SystemConfig{}.rnic.qp.max_transfer_bytes);
 }
 
 TEST_CASE("check_config catches cache geometry and tables that do not fit", "[app]") {

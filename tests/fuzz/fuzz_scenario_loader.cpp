@@ -9,14 +9,31 @@
 #include <string>
 #include <vector>
 
+#include "app/scenario/memory.h"
 #include "app/scenario/scenario.h"
 
 namespace {
 
 // Exercise what callers do with the two outcomes: the loaded steps, or the error's message.
+// A loaded file also gets its memory estimate (what `validate` and `run` do next), which must
+// add up: its total is the sum of its parts (saturated, never wrapped), largest first.
 void use(const rnic::app::Scenario& s) {
   volatile size_t sink = s.steps.size() + s.nodes.size() + s.name.size();
   (void)sink;
+  rnic::app::MemoryOptions options;
+  options.results_file = true;
+  options.trace_events = 10000000;
+  for (const rnic::app::MemoryEstimate& e :
+       {rnic::app::estimate_memory(s), rnic::app::estimate_memory(s, options)}) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < e.parts.size(); ++i) {
+      const uint64_t b = e.parts[i].bytes;
+      sum = sum > UINT64_MAX - b ? UINT64_MAX : sum + b;
+      if (b == 0 || (i > 0 && b > e.parts[i - 1].bytes)) __builtin_trap();
+    }
+    if (sum != e.total) __builtin_trap();
+    (void)rnic::app::check_memory_budget(e, rnic::app::kDefaultMemoryBudget);
+  }
 }
 
 }  // namespace

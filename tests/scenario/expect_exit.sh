@@ -5,6 +5,7 @@
 # refused file that would allocate before it is refused fails here; not under ASan (its
 # shadow memory needs terabytes of address space).
 # RNICSIM_EXPECT_STDERR: a file whose every non-empty line stderr must contain (as written).
+# RNICSIM_EXPECT_MESSAGE: stderr must also contain this text (the reason, not just a reason).
 set -u
 want=$1; shift
 if [ -n "${RNICSIM_TEST_MEMORY_KB:-}" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
@@ -28,6 +29,9 @@ if [ -n "${RNICSIM_EXPECT_STDERR:-}" ]; then
       echo "stderr lacks the expected line: $line"; echo "stderr: $msg"; exit 1
     fi
   done <"$RNICSIM_EXPECT_STDERR"
+fi
+if [ -n "${RNICSIM_EXPECT_MESSAGE:-}" ] && [[ "$msg" != *"$RNICSIM_EXPECT_MESSAGE"* ]]; then
+  echo "stderr lacks \"$RNICSIM_EXPECT_MESSAGE\": $*"; echo "$msg"; exit 1
 fi
 [ -n "$msg" ] && echo "$msg"
 exit 0

@@ -90,3 +90,31 @@ TEST_CASE("switch: packets to one node arrive in order, serialized on its port",
   CHECK(t.in0.received[0].at == t.in1.received[0].at);  // same size, same start, no contention
   CHECK(counter(t.sw.stats, "queued_ps") > 0);
 }
+
+TEST_CASE("switch: a read response's or write's payload moves, a send's is copied",
+          "[tlm][switch]") {
+  // A transfer is held once, not twice (docs/user-guide.md, Limits, the memory budget); a
+  // send stays whole with its sender, which sends it again after an RNR NAK.
+  SwitchBench t;
+  t.node0.script = [&] {
+    Packet read = to(1, 1, 100);  // a read response
+    t.node0.send(read);
+    CHECK(read.payload.empty());
+    Packet write = to(1, 2, 200);
+    write.kind = PacketKind::WriteRequest;
+    t.node0.send(write);
+    CHECK(write.payload.empty());
+    Packet send = to(1, 3, 300);
+    send.kind = PacketKind::SendRequest;
+    t.node0.send(send);
+    CHECK(send.payload == std::vector<uint8_t>(300, 3));
+    // A sender reusing its packet builds a new payload: the one sent is not touched.
+    read.payload.assign(100, 0xFF);
+  };
+  run_simulation();
+  REQUIRE(t.in1.size() == 3);
+  CHECK(t.in1[0].payload == std::vector<uint8_t>(100, 1));
+  CHECK(t.in1[1].kind == PacketKind::WriteRequest);
+  CHECK(t.in1[1].payload == std::vector<uint8_t>(200, 2));
+  CHECK(t.in1[2].payload == std::vector<uint8_t>(300, 3));
+}
