@@ -33,8 +33,11 @@ constexpr uint64_t kPageBytes = 4096;
 // On-chip caches (SetAssocCache): the lines and the index are allocated whole when the device
 // is built: 48.3 bytes per MTT entry and 96.3 per MPT entry measured (2^20 entries each on 8
 // nodes: 1.2 GB), counted with 8 more; an entry in use adds its node in the index.
-constexpr uint64_t kMttCacheEntryBytes = 56;
-constexpr uint64_t kMptCacheEntryBytes = 104;
+constexpr uint64_t kMttCacheEntryBytes = 64;   // a line also holds its fill time (non-blocking)
+constexpr uint64_t kMptCacheEntryBytes = 112;
+constexpr uint64_t kQpcCacheEntryBytes = 96;   // QP-context unit lines
+constexpr uint64_t kCqcCacheEntryBytes = 72;
+constexpr uint64_t kWqeBufferEntryBytes = 192;  // a fetched WQE waiting on chip
 constexpr uint64_t kCacheEntryInUseBytes = 32;
 // A parsed step beyond sizeof(Step): the JSON paths of its values and its names; then its
 // result (StepResult with its strings). 10^6 `wait` steps peak at 2.8 GB in `run`.
@@ -145,6 +148,10 @@ class Estimator {
       caches = add(caches, uint64_t(mpt.cache_entries) * kMptCacheEntryBytes +
                                std::min<uint64_t>(mpt.cache_entries, node.mpt_objects) *
                                    kCacheEntryInUseBytes);
+      const QpContextConfig& context = s_.config.rnic.context;
+      caches = add(caches, uint64_t(context.qpc.cache_entries) * kQpcCacheEntryBytes +
+                               uint64_t(context.cqc.cache_entries) * kCqcCacheEntryBytes +
+                               uint64_t(s_.config.rnic.wqe.cache_entries) * kWqeBufferEntryBytes);
       fast_copies = add(fast_copies, add(node.read_served, node.sent));
     }
     const std::string on_nodes = " on " + std::to_string(n) + (n == 1 ? " node" : " nodes");
@@ -159,7 +166,10 @@ class Estimator {
         {"on-chip caches", caches,
          std::to_string(n) + (n == 1 ? " node" : " nodes") + " x (mtt.cache_entries " +
              std::to_string(mtt.cache_entries) + ", mpt.cache_entries " +
-             std::to_string(mpt.cache_entries) + ")"});
+             std::to_string(mpt.cache_entries) + ", qpc.cache_entries " +
+             std::to_string(s_.config.rnic.context.qpc.cache_entries) + ", cqc.cache_entries " +
+             std::to_string(s_.config.rnic.context.cqc.cache_entries) + ", wqe.cache_entries " +
+             std::to_string(s_.config.rnic.wqe.cache_entries) + ")"});
     // Transfers: a message carries its whole payload. In the cycle-approximate mode every
     // message on the wire is a copy of its own (the switch holds it until it arrives), so
     // what may be in flight at once counts; in fast mode there is no copy on the wire, but

@@ -15,6 +15,7 @@
 #include "app/runner/runner.h"
 #include "app/scenario/scenario.h"
 #include "app/scenario/parse.h"
+#include "app/scenario/memory.h"
 #include "app/scenario/schema.h"
 #include "host_api/ndk.h"
 
@@ -157,7 +158,9 @@ TEST_CASE("every file in tests/scenario/bad is refused before running", "[app]")
     bool refused = false;
     try {
       const Scenario s = load_scenario_file(file);
-      refused = !check_supported(s).empty();  // ops of later versions: refused with exit 2
+      refused = !check_supported(s).empty() ||  // ops of later versions: refused with exit 2
+                // or more memory than the default budget
+                !check_memory_budget(estimate_memory(s), kDefaultMemoryBudget).empty();
     } catch (const ScenarioError&) {
       refused = true;
     }
