@@ -144,10 +144,11 @@ TEST_CASE("a misspelt key in --set: the closest keys are suggested, exit 2", "[a
   CHECK(err == good +
                    ": --set pcie.mrr=512: unknown config key \"pcie.mrr\"; did you mean "
                    "\"pcie.mrrs\"?\n");
-  CHECK(run({"run", good, "--quiet", "--set=cache_entries=64"}, &out, &err) == kExitInvalid);
+  // Two keys end in lookup_cycles: both are named (five end in cache_entries: too many).
+  CHECK(run({"run", good, "--quiet", "--set=lookup_cycles=4"}, &out, &err) == kExitInvalid);
   CHECK(err == good +
-                   ": --set cache_entries=64: unknown config key \"cache_entries\"; did you "
-                   "mean \"mtt.cache_entries\" or \"mpt.cache_entries\"?\n");
+                   ": --set lookup_cycles=4: unknown config key \"lookup_cycles\"; did you "
+                   "mean \"mtt.lookup_cycles\" or \"context.lookup_cycles\"?\n");
   CHECK(run({"validate", good, "--set", "nonsense=1"}, &out, &err) == kExitInvalid);
   CHECK(err ==
         good + ": --set nonsense=1: unknown config key \"nonsense\" (see `rnicsim params`)\n");
