@@ -77,6 +77,9 @@ def files():
         ("read-check", {"steps": read_check}, [], True),
         ("reads-in-flight", {"steps": in_flight}, [], True),
         ("reads-in-flight-fast", {"steps": in_flight, "config": {"set": {"sim.fast": 1}}}, [], True),
+        # The smallest read requests: the most DMA read bookings per byte in flight.
+        ("reads-in-flight-mrrs128", {"steps": in_flight, "config": {"set": {"pcie.mrrs": 128}}},
+         [], True),
         ("writes-in-flight", {"steps": writes}, [], True),
         ("caches", {"nodes": nodes, "config": {"set": caches},
                     "steps": [{"op": "create_pd", "node": "N0", "name": "pd"}]}, [], True),
