@@ -94,7 +94,7 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
     return;
   }
   CqcEntry context;
-  const CqcEntry* cqc = read_cqc(pool_, context_isock, ContextRole::Completion, record.cqn,
+  const CqcEntry* cqc = read_context(pool_, context_isock, ContextRole::Completion, record.cqn,
                                  record.trace_id, &context, delay)
                             ? &context
                             : nullptr;

@@ -85,7 +85,7 @@ void Requester::retry_thread() {
 }
 
 const QpcEntry* Requester::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay) {
-  return read_qpc(pool_, context_isock, ContextRole::Requester, qpn, 0, storage, delay) ? storage
+  return read_context(pool_, context_isock, ContextRole::Requester, qpn, 0, storage, delay) ? storage
                                                                                         : nullptr;
 }
 

@@ -50,7 +50,7 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
 }
 
 const QpcEntry* Responder::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay) {
-  return read_qpc(pool_, context_isock, ContextRole::Responder, qpn, 0, storage, delay) ? storage
+  return read_context(pool_, context_isock, ContextRole::Responder, qpn, 0, storage, delay) ? storage
                                                                                         : nullptr;
 }
 

@@ -159,7 +159,7 @@ void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   QpcEntry context;
   const bool have_context =
-      read_qpc(pool_, context_isock, ContextRole::Fetcher, qpn, 0, &context, delay);
+      read_context(pool_, context_isock, ContextRole::Fetcher, qpn, 0, &context, delay);
   const uint32_t posted = q.producer - q.handed;  // modulo 2^32
   if (!have_context || !context.valid || context.sq_depth == 0 || posted > context.sq_depth) {
     // A doorbell for a QP that does not exist, or claiming more WQEs than the ring holds:

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "model/rnic/abi/bar.h"
 #include "model/rnic/abi/icm.h"
@@ -26,29 +27,25 @@ struct ContextRead {
   CqcEntry* cqc = nullptr;
 };
 
-// One lookup through `socket`; `delay` grows to when the entry is on chip. The entry is
-// copied out: a pointer into the cache would not survive the next lookup.
-template <typename Socket>
-bool read_qpc(PayloadPool& pool, Socket& socket, ContextRole role, uint32_t qpn, uint64_t trace_id,
-              QpcEntry* out, sc_core::sc_time& delay) {
+// One lookup through `socket` of a QP context (QpcEntry) or CQ context (CqcEntry) numbered
+// `index`; `delay` grows to when the entry is on chip. The entry is copied out: a pointer
+// into the cache would not survive the next lookup.
+template <typename Socket, typename Entry>
+bool read_context(PayloadPool& pool, Socket& socket, ContextRole role, uint32_t index,
+                  uint64_t trace_id, Entry* out, sc_core::sc_time& delay) {
+  static_assert(std::is_same_v<Entry, QpcEntry> || std::is_same_v<Entry, CqcEntry>,
+                "a context is a QPC or a CQC entry");
   ContextRead req;
-  req.kind = ContextKind::Qpc;
   req.role = role;
-  req.index = qpn;
+  req.index = index;
   req.trace_id = trace_id;
-  req.qpc = out;
-  send_message(pool, socket, req, delay);
-  return req.ok;
-}
-template <typename Socket>
-bool read_cqc(PayloadPool& pool, Socket& socket, ContextRole role, uint32_t cqn, uint64_t trace_id,
-              CqcEntry* out, sc_core::sc_time& delay) {
-  ContextRead req;
-  req.kind = ContextKind::Cqc;
-  req.role = role;
-  req.index = cqn;
-  req.trace_id = trace_id;
-  req.cqc = out;
+  if constexpr (std::is_same_v<Entry, QpcEntry>) {
+    req.kind = ContextKind::Qpc;
+    req.qpc = out;
+  } else {
+    req.kind = ContextKind::Cqc;
+    req.cqc = out;
+  }
   send_message(pool, socket, req, delay);
   return req.ok;
 }
