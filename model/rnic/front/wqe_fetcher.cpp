@@ -171,8 +171,7 @@ void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   while (q.producer != q.fetched && q.batches < depth) {
     const uint32_t slot = q.fetched % context.sq_depth;
-    const uint32_t batch =
-        std::min({q.producer - q.fetched, batch_limit, context.sq_depth - slot});
+    const uint32_t batch = std::min({q.producer - q.fetched, batch_limit, context.sq_depth - slot});
     if (buffered_ + batch > config_.wqe.cache_entries) {
       ++buffer_full_;
       return;
