@@ -3,6 +3,14 @@
 
 namespace rnic {
 
+template <typename From, typename To>
+void Rnic::bind(From& from, To& to) {
+  from.bind(to);
+  // Names relative to the Rnic: "requester.check_isock", "mmio_tsock".
+  const size_t prefix = std::string(name()).size() + 1;
+  bindings_.push_back({std::string(from.name()).substr(prefix), std::string(to.name()).substr(prefix)});
+}
+
 Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node_id)
     : sc_module(name),
       mmio_tsock("mmio_tsock"),
@@ -27,62 +35,62 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
       port("port", config),
       bench("bench") {
   // Outside faces (hierarchical binding).
-  mmio_tsock.bind(doorbells.mmio_tsock);
-  endpoint.pcie_isock.bind(pcie_isock);
-  port.wire_isock.bind(net_isock);
-  net_tsock.bind(port.wire_tsock);
-  bench_tsock.bind(bench.control_tsock);
-  bench.read_isock.bind(dma_read.read_tsock);
+  bind(mmio_tsock, doorbells.mmio_tsock);
+  bind(endpoint.pcie_isock, pcie_isock);
+  bind(port.wire_isock, net_isock);
+  bind(net_tsock, port.wire_tsock);
+  bind(bench_tsock, bench.control_tsock);
+  bind(bench.read_isock, dma_read.read_tsock);
 
   // Doorbells and context changes.
-  doorbells.fetcher_isock.bind(fetcher.doorbell_tsock);
-  doorbells.completion_isock.bind(completion.doorbell_tsock);
-  doorbells.responder_isock.bind(responder.doorbell_tsock);
-  doorbells.ctrl_isock.bind(context.ctrl_tsock);
-  doorbells.ctrl_isock.bind(fetcher.ctrl_tsock);
-  doorbells.ctrl_isock.bind(protection.ctrl_tsock);
-  doorbells.ctrl_isock.bind(mtt.ctrl_tsock);
-  doorbells.ctrl_isock.bind(requester.ctrl_tsock);
-  doorbells.ctrl_isock.bind(responder.ctrl_tsock);
-  doorbells.ctrl_isock.bind(completion.ctrl_tsock);
+  bind(doorbells.fetcher_isock, fetcher.doorbell_tsock);
+  bind(doorbells.completion_isock, completion.doorbell_tsock);
+  bind(doorbells.responder_isock, responder.doorbell_tsock);
+  bind(doorbells.ctrl_isock, context.ctrl_tsock);
+  bind(doorbells.ctrl_isock, fetcher.ctrl_tsock);
+  bind(doorbells.ctrl_isock, protection.ctrl_tsock);
+  bind(doorbells.ctrl_isock, mtt.ctrl_tsock);
+  bind(doorbells.ctrl_isock, requester.ctrl_tsock);
+  bind(doorbells.ctrl_isock, responder.ctrl_tsock);
+  bind(doorbells.ctrl_isock, completion.ctrl_tsock);
 
   // The one QP/CQ context cache, asked by the fetcher, both engines and the completion engine.
-  fetcher.context_isock.bind(context.lookup_tsock);
-  requester.context_isock.bind(context.lookup_tsock);
-  responder.context_isock.bind(context.lookup_tsock);
-  completion.context_isock.bind(context.lookup_tsock);
+  bind(fetcher.context_isock, context.lookup_tsock);
+  bind(requester.context_isock, context.lookup_tsock);
+  bind(responder.context_isock, context.lookup_tsock);
+  bind(completion.context_isock, context.lookup_tsock);
 
   // Every DMA master goes through the PCIe endpoint.
-  context.dma_isock.bind(endpoint.dma_tsock);
-  fetcher.dma_isock.bind(endpoint.dma_tsock);
-  protection.dma_isock.bind(endpoint.dma_tsock);
-  mtt.dma_isock.bind(endpoint.dma_tsock);
-  dma_read.dma_isock.bind(endpoint.dma_tsock);
-  dma_write.dma_isock.bind(endpoint.dma_tsock);
-  requester.dma_isock.bind(endpoint.dma_tsock);
-  responder.dma_isock.bind(endpoint.dma_tsock);
-  completion.dma_isock.bind(endpoint.dma_tsock);
+  bind(context.dma_isock, endpoint.dma_tsock);
+  bind(fetcher.dma_isock, endpoint.dma_tsock);
+  bind(protection.dma_isock, endpoint.dma_tsock);
+  bind(mtt.dma_isock, endpoint.dma_tsock);
+  bind(dma_read.dma_isock, endpoint.dma_tsock);
+  bind(dma_write.dma_isock, endpoint.dma_tsock);
+  bind(requester.dma_isock, endpoint.dma_tsock);
+  bind(responder.dma_isock, endpoint.dma_tsock);
+  bind(completion.dma_isock, endpoint.dma_tsock);
 
   // Send side.
-  fetcher.work_isock.bind(requester.work_tsock);
-  requester.check_isock.bind(protection.check_tsock);
-  requester.xlate_isock.bind(mtt.xlate_tsock);
-  requester.write_isock.bind(dma_write.write_tsock);
-  requester.read_isock.bind(dma_read.read_tsock);
-  requester.tx_isock.bind(port.tx_tsock);
-  requester.cq_isock.bind(completion.cqe_tsock);
+  bind(fetcher.work_isock, requester.work_tsock);
+  bind(requester.check_isock, protection.check_tsock);
+  bind(requester.xlate_isock, mtt.xlate_tsock);
+  bind(requester.write_isock, dma_write.write_tsock);
+  bind(requester.read_isock, dma_read.read_tsock);
+  bind(requester.tx_isock, port.tx_tsock);
+  bind(requester.cq_isock, completion.cqe_tsock);
 
   // Receive side.
-  port.request_isock.bind(responder.request_tsock);
-  port.response_isock.bind(requester.response_tsock);
-  responder.check_isock.bind(protection.check_tsock);
-  responder.xlate_isock.bind(mtt.xlate_tsock);
-  responder.read_isock.bind(dma_read.read_tsock);
-  responder.write_isock.bind(dma_write.write_tsock);
-  responder.tx_isock.bind(port.tx_tsock);
-  responder.qp_event_isock.bind(requester.qp_event_tsock);
-  requester.qp_event_isock.bind(responder.qp_event_tsock);
-  responder.cq_isock.bind(completion.cqe_tsock);
+  bind(port.request_isock, responder.request_tsock);
+  bind(port.response_isock, requester.response_tsock);
+  bind(responder.check_isock, protection.check_tsock);
+  bind(responder.xlate_isock, mtt.xlate_tsock);
+  bind(responder.read_isock, dma_read.read_tsock);
+  bind(responder.write_isock, dma_write.write_tsock);
+  bind(responder.tx_isock, port.tx_tsock);
+  bind(responder.qp_event_isock, requester.qp_event_tsock);
+  bind(requester.qp_event_isock, responder.qp_event_tsock);
+  bind(responder.cq_isock, completion.cqe_tsock);
 }
 
 void Rnic::attach_trace(TraceSink* sink) {

@@ -3,6 +3,9 @@
 // a PCIe face (BAR target, DMA initiator) and a network face (to and from the fabric).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <systemc>
 #include <tlm>
 
@@ -41,6 +44,14 @@ class Rnic : public sc_core::sc_module {
   void visit_stats(const StatVisitor& visit) const;
   // Every unit's stat group (counters, histograms, occupancies), in pipeline order.
   void visit_groups(const StatGroupVisitor& visit) const;
+  // A socket binding inside the Rnic, by names relative to it ("requester.check_isock" to
+  // "protection.check_tsock"; a face binds its unit's socket: "mmio_tsock" to
+  // "doorbells.mmio_tsock"). In binding order; docs/architecture.md lists them, and
+  // tests/tlm/test_rnic_bindings.cpp keeps that list honest.
+  struct Binding {
+    std::string from, to;
+  };
+  const std::vector<Binding>& bindings() const { return bindings_; }
   // Timeline slices of every traced unit go to `sink` (null: off). Call before simulating.
   void attach_trace(TraceSink* sink);
 
@@ -48,6 +59,11 @@ class Rnic : public sc_core::sc_module {
   RnicConfig config_;
   IcmLayout icm_;
   uint32_t node_id_;
+  std::vector<Binding> bindings_;
+
+  // Binds `from` to `to` and records the binding.
+  template <typename From, typename To>
+  void bind(From& from, To& to);
 
  public:  // units, for tests and statistics
   PcieEndpoint endpoint;
