@@ -391,6 +391,11 @@ def draw_plot(plot, grid_keys, zipped, rows, columns, workload, out_dir, unit_ta
         ax.set_xscale("log", base=2 if powers_of_two else 10)
     if plot["logy"]:
         ax.set_yscale("log")
+    elif all(p[1] >= 0 for pts in lines.values() for p in pts):
+        # A linear axis of rates or latencies starts at zero: a 20% drop must not look like a
+        # cliff.
+        top = max((p[1] for pts in lines.values() for p in pts), default=0)
+        ax.set_ylim(0, top * 1.08 if top > 0 else 1)
     if units.short_unit(units.unit_of(x, unit_table)) == "B" and plot["logx"] and powers_of_two:
         # Byte counts on a base-2 axis read as 256 B, 4 KiB, 1 MiB rather than 2^18.
         from matplotlib.ticker import FuncFormatter
