@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/fabric/switch.h"
 
-#include "model/rnic/net/port.h"
-
 namespace rnic {
 
 Switch::Switch(sc_core::sc_module_name name, const FabricConfig& fabric, const PortConfig& port,
@@ -49,7 +47,7 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   // sending one link latency after the sender did, or when it is free.
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   BandwidthPipe& out = egress_[packet->dst_node];
-  const uint64_t bytes = Port::wire_bytes(*packet, port_);
+  const uint64_t bytes = wire_bytes(*packet, port_);
   const sc_core::sc_time serialization = out.duration(bytes);
   sc_core::sc_time sent = now + delay;
   const sc_core::sc_time earliest =

@@ -17,7 +17,8 @@
 #include <tlm>
 
 #include "model/config/config.h"
-#include "model/rnic/msg/messages.h"
+#include "model/rnic/net/packet.h"
+#include "tlm/extensions.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"

@@ -56,14 +56,14 @@ TEST_CASE("port: wire bytes with MTU segmentation and headers", "[unit][port]") 
   PortConfig c;
   c.mtu_bytes = 4096;
   c.header_bytes = 66;
-  CHECK(Port::wire_bytes(packet(PacketKind::ReadRequest, 0), c) == 66 + 16);
-  CHECK(Port::wire_bytes(packet(PacketKind::ReadResponse, 0, 10000), c) == 10000 + 3 * 66);
-  CHECK(Port::wire_bytes(packet(PacketKind::ReadResponse, 0, 4096), c) == 4096 + 66);
-  CHECK(Port::wire_bytes(packet(PacketKind::WriteRequest, 0, 4097), c) == 4097 + 2 * 66 + 16);
-  CHECK(Port::wire_bytes(packet(PacketKind::Ack, 0), c) == 66 + 4);
-  CHECK(Port::wire_bytes(packet(PacketKind::Nak, 0), c) == 66);
+  CHECK(wire_bytes(packet(PacketKind::ReadRequest, 0), c) == 66 + 16);
+  CHECK(wire_bytes(packet(PacketKind::ReadResponse, 0, 10000), c) == 10000 + 3 * 66);
+  CHECK(wire_bytes(packet(PacketKind::ReadResponse, 0, 4096), c) == 4096 + 66);
+  CHECK(wire_bytes(packet(PacketKind::WriteRequest, 0, 4097), c) == 4097 + 2 * 66 + 16);
+  CHECK(wire_bytes(packet(PacketKind::Ack, 0), c) == 66 + 4);
+  CHECK(wire_bytes(packet(PacketKind::Nak, 0), c) == 66);
   c.mtu_bytes = 100;  // below the minimum IB MTU: 256 is used
-  CHECK(Port::wire_bytes(packet(PacketKind::ReadResponse, 0, 1000), c) == 1000 + 4 * 66);
+  CHECK(wire_bytes(packet(PacketKind::ReadResponse, 0, 1000), c) == 1000 + 4 * 66);
 }
 
 TEST_CASE("port: transmitted packets are serialized on the wire", "[tlm][port]") {

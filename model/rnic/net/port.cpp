@@ -26,16 +26,6 @@ Port::Port(sc_core::sc_module_name name, const RnicConfig& config)
   wire_tsock.register_b_transport(this, &Port::rx_b_transport);
 }
 
-uint64_t Port::wire_bytes(const Packet& packet, const PortConfig& config) {
-  const uint64_t mtu = std::max<uint32_t>(config.mtu_bytes, 256);
-  const uint64_t data = packet.payload.size();
-  const uint64_t packets = data ? (data + mtu - 1) / mtu : 1;
-  // Requests also carry the RETH (16 B: address, key, length); an ACK the AETH (4 B).
-  const uint64_t extension =
-      is_request(packet.kind) ? 16 : packet.kind == PacketKind::Ack ? 4 : 0;
-  return data + packets * config.header_bytes + extension;
-}
-
 void Port::tx_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   const Packet* packet = message_of<Packet>(gp);
   if (!packet) {

@@ -9,6 +9,7 @@
 
 #include "model/config/config.h"
 #include "model/rnic/msg/messages.h"
+#include "model/rnic/net/packet.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -28,9 +29,6 @@ class Port : public sc_core::sc_module {
   Port(sc_core::sc_module_name name, const RnicConfig& config);
   StatGroup stats;
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
-
-  // Bytes a packet occupies on the wire.
-  static uint64_t wire_bytes(const Packet& packet, const PortConfig& config);
 
  private:
   void tx_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
