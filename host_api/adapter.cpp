@@ -7,6 +7,7 @@
 
 #include "host_api/adapter_impl.h"
 #include "host_api/limits.h"
+#include "model/host/msi.h"
 #include "model/rnic/abi/bar.h"
 
 namespace rnic::host {
@@ -133,9 +134,13 @@ void Adapter::Impl::context_changed(ContextKind kind, uint32_t index, uint32_t c
 Adapter::Adapter(HostCpu& cpu, const RnicConfig& config, uint64_t memory_bytes, uint32_t node_id,
                  uint64_t seed)
     : impl_(std::make_unique<Impl>(cpu, config, memory_bytes, seed)), node_id_(node_id) {
-  // The driver's allocations live above the tables.
+  // The driver's allocations live above the tables, and never in the MSI window: the root
+  // complex sends device writes there to the CPU, not to memory.
   const uint64_t base = std::min(impl_->icm.end, memory_bytes);
-  impl_->phys.reset(base, memory_bytes - base);
+  const uint64_t hole = std::max(base, std::min(kMsiWindowBase, memory_bytes));
+  const uint64_t hole_end = std::max(hole, std::min(kMsiWindowBase + kMsiWindowBytes, memory_bytes));
+  impl_->phys.reset(base, hole - base);
+  if (memory_bytes > hole_end) impl_->phys.release(hole_end, memory_bytes - hole_end);
   impl_->mtt.reset(0, impl_->icm.mtt_entries);
 }
 
@@ -286,6 +291,12 @@ NTSTATUS Adapter::CreateCq(uint32_t depth, CqHandle* out) {
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   s.cqs[cqn] = CqInfo{ring, depth, 0, {}};
+  if (!s.interrupt_set) {
+    // Before the first CQ, as a driver enables its interrupt vector when it opens: the address
+    // in the MSI window that the device's completion messages go to.
+    s.cpu.mmio_write64(bar::kInterruptAddress, kMsiWindowBase);
+    s.interrupt_set = true;
+  }
   CqcEntry cqc;
   cqc.valid = 1;
   cqc.ring_base = ring;

@@ -138,6 +138,7 @@ struct Adapter::Impl {
   uint64_t memory_bytes;
   std::mt19937_64 rng;
   RangeAllocator phys;  // host memory above the tables (queues, rings, buffers)
+  bool interrupt_set = false;  // the device has the interrupt address (set before the first CQ)
   uint64_t va_next = 0x00007f0000000000ull;
   uint32_t next_pd = 1;
   // Index 0 of every table is never used: token 0 is never valid, nor QP or CQ number 0.

@@ -55,7 +55,7 @@ bool Adapter::wait_qp_closed(QpHandle qpn) {
     if (closed) return true;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if (!thread || now >= deadline) return false;
-    s.cpu.wait_for_device_write(deadline - now);
+    s.cpu.wait_for_interrupt(deadline - now);
   }
 }
 

@@ -329,7 +329,7 @@ void Adapter::wait_bind_executed(QpHandle qpn, QpInfo& qp, uint32_t wqe_index, M
     if (completion_queued(qp.cq, qpn, wqe_index) || CqOverflowed(qp.cq)) return;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if (now >= deadline) return;
-    s.cpu.wait_for_device_write(deadline - now);
+    s.cpu.wait_for_interrupt(deadline - now);
   }
 }
 
@@ -519,7 +519,7 @@ std::vector<NDK_RESULT_EX> Adapter::WaitCq(CqHandle cq, size_t count,
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if ((!drain && results.size() >= count) || now >= deadline || !impl_->cqs.count(cq)) break;
-    impl_->cpu.wait_for_device_write(deadline - now);
+    impl_->cpu.wait_for_interrupt(deadline - now);
   }
   return results;
 }

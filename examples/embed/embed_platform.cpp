@@ -35,13 +35,10 @@ constexpr uint64_t kBarBase = 0xF000'0000'0000ull;  // where this platform maps 
 // register.
 constexpr uint64_t kBarBytes = rnic::bar::kContextChange + rnic::bar::kWindowBytes;
 
-// Sparse DRAM with a fixed read latency. Any write notifies `write_event` at the time the data
-// lands: the MSI-like wakeup HostCpu::wait_for_device_write waits on (a CPU store wakes it
-// too; the driver's poll loop re-checks the ring, so that costs nothing but a look).
+// Sparse DRAM with a fixed read latency.
 class Memory : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<Memory> tsock;
-  sc_core::sc_event write_event;
 
   Memory(sc_core::sc_module_name name, uint64_t size_bytes, sc_core::sc_time read_latency)
       : sc_module(name), tsock("tsock"), size_(size_bytes), read_latency_(read_latency) {
@@ -80,12 +77,7 @@ class Memory : public sc_core::sc_module {
     return true;
   }
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    if (!access(gp)) return;
-    if (gp.is_write()) {
-      write_event.notify(delay);
-    } else if (gp.is_read()) {
-      delay += read_latency_;
-    }
+    if (access(gp) && gp.is_read()) delay += read_latency_;
   }
   unsigned transport_dbg(tlm::tlm_generic_payload& gp) {
     return access(gp) ? gp.get_data_length() : 0;
@@ -176,11 +168,14 @@ struct Host : sc_core::sc_module {
         bus("bus", sc_core::sc_time(20, sc_core::SC_NS)),
         nic("nic", config, node_id),
         cpu("cpu") {
-    // Targets, in window order: DRAM, then the device's BAR 0.
+    // Targets, in window order: DRAM, the device's BAR 0, and the CPU's MSI window, where the
+    // device's completion interrupts (posted writes) go.
     bus.map(0, kMemoryBytes);
     bus.isock.bind(memory.tsock);
     bus.map(kBarBase, kBarBytes);
     bus.isock.bind(nic.mmio_tsock);
+    bus.map(rnic::kMsiWindowBase, rnic::kMsiWindowBytes);
+    bus.isock.bind(cpu.msi_tsock);
     // Initiators: 0 the CPU's loads and stores, 1 its MMIO (BAR-relative, so the root port
     // adds the BAR base), 2 the device's DMA.
     cpu.mem_isock.bind(bus.tsock);
@@ -190,7 +185,6 @@ struct Host : sc_core::sc_module {
     // The device's DMA benchmark control port is not used here, but the CPU's socket must be
     // bound.
     cpu.bench_isock.bind(nic.bench_tsock);
-    cpu.set_device_write_event(&memory.write_event);
   }
 };
 

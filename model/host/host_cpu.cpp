@@ -8,8 +8,22 @@
 namespace rnic {
 
 HostCpu::HostCpu(sc_core::sc_module_name name)
-    : sc_module(name), mem_isock("mem_isock"), mmio_isock("mmio_isock"), bench_isock("bench_isock") {
+    : sc_module(name),
+      mem_isock("mem_isock"),
+      mmio_isock("mmio_isock"),
+      bench_isock("bench_isock"),
+      msi_tsock("msi_tsock") {
   mem_isock.register_invalidate_direct_mem_ptr(this, &HostCpu::invalidate_dmi);
+  msi_tsock.register_b_transport(this, &HostCpu::msi_b_transport);
+  wake_ |= interrupt_event_;
+  wake_ |= timeout_event_;
+}
+
+void HostCpu::msi_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  // A posted write: the interrupt is taken when the message arrives, `delay` from now.
+  ++interrupts_;
+  interrupt_event_.notify(delay);
+  gp.set_response_status(gp.is_write() ? tlm::TLM_OK_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);
 }
 
 void HostCpu::run_dma_bench(DmaBenchRequest& request) {
@@ -68,12 +82,7 @@ sc_core::sc_time HostCpu::mmio_write64(uint64_t bar_offset, uint64_t value) {
   return delay;
 }
 
-bool HostCpu::wait_for_device_write(const sc_core::sc_time& timeout) {
-  if (!device_write_event_) {
-    wait(timeout);
-    settle_current_time();
-    return false;
-  }
+bool HostCpu::wait_for_interrupt(const sc_core::sc_time& timeout) {
   const sc_core::sc_time start = sc_core::sc_time_stamp();
   const sc_core::sc_time deadline = start + timeout;
   if (timeout_armed_ && timeout_at_ <= start) timeout_armed_ = false;  // it has fired
@@ -87,16 +96,6 @@ bool HostCpu::wait_for_device_write(const sc_core::sc_time& timeout) {
   wait(wake_);
   settle_current_time();
   return sc_core::sc_time_stamp() < deadline;
-}
-
-void HostCpu::set_device_write_event(const sc_core::sc_event* event) {
-  device_write_event_ = event;
-  sc_core::sc_event_or_list wake;
-  if (event) {
-    wake |= *event;
-    wake |= timeout_event_;
-  }
-  wake_.swap(wake);
 }
 
 }  // namespace rnic

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The host CPU as seen by the driver (host_api): loads and stores to host memory and posted
-// MMIO writes to the device BAR, both through TLM sockets. Calls that spend simulated time
-// (wait_for_device_write) must run inside a SystemC thread.
+// MMIO writes to the device BAR, both through TLM sockets, and its interrupt controller: a
+// device write into the MSI window (msi_tsock) is an interrupt. Calls that spend simulated
+// time (wait_for_interrupt) must run inside a SystemC thread.
 #pragma once
 
 #include <systemc>
 #include <tlm>
 
+#include "model/host/msi.h"
 #include "model/instruments/dma_bench.h"
 #include "tlm/dmi_cache.h"
 #include "tlm/sockets.h"
@@ -20,6 +22,10 @@ class HostCpu : public sc_core::sc_module {
   // To the device's DMA benchmark engine. Its control path is not timed: pcie-bench, too,
   // measures only the engine's DMA, not how the host starts it.
   InitiatorSocket<HostCpu> bench_isock;
+  // Interrupt messages (MSI-X writes) from the PCIe link: any write wakes wait_for_interrupt
+  // at the time it arrives. The data (the CQ number) is not looked at: the driver's poll
+  // re-reads its rings after any wakeup.
+  TargetSocket<HostCpu> msi_tsock;
 
   explicit HostCpu(sc_core::sc_module_name name);
 
@@ -37,26 +43,28 @@ class HostCpu : public sc_core::sc_module {
   // Must run in a SystemC thread.
   void run_dma_bench(DmaBenchRequest& request);
 
-  // Blocks until the device writes host memory (an MSI-X-like wakeup for polling) or until
-  // `timeout` passes. Returns false on timeout.
-  bool wait_for_device_write(const sc_core::sc_time& timeout);
-
-  // Bound by the platform to HostMemory's device-write event.
-  void set_device_write_event(const sc_core::sc_event* event);
+  // Blocks until an interrupt message arrives (msi_tsock) or `timeout` passes. Returns false
+  // on timeout.
+  bool wait_for_interrupt(const sc_core::sc_time& timeout);
+  uint64_t interrupts() const { return interrupts_; }
+  // Notified when an interrupt message arrives (for a platform's own waiting thread).
+  const sc_core::sc_event& interrupt_event() const { return interrupt_event_; }
 
  private:
   void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) { dmi_.invalidate(start, end); }
+  void msi_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
   DmiCache dmi_;
-  const sc_core::sc_event* device_write_event_ = nullptr;
-  // One timeout event for every wait_for_device_write. A wait(timeout, event) that ends by
+  sc_core::sc_event interrupt_event_;
+  uint64_t interrupts_ = 0;
+  // One timeout event for every wait_for_interrupt. A wait(timeout, event) that ends by
   // the event leaves its cancelled timeout in the kernel's timed queue until it would have
   // expired (Accellera 2.3 keeps cancelled timed notifications queued), so a 10 ms patience per
   // poll kept ~10^5 dead entries there; one re-armed timer keeps at most one.
   sc_core::sc_event timeout_event_;
   sc_core::sc_time timeout_at_;
   bool timeout_armed_ = false;
-  sc_core::sc_event_or_list wake_;  // device write | timeout
+  sc_core::sc_event_or_list wake_;  // interrupt | timeout
   // Reused for every CPU access (a payload constructed per access costs two heap calls).
   tlm::tlm_generic_payload mem_gp_;
   tlm::tlm_generic_payload mmio_gp_;

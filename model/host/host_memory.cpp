@@ -92,8 +92,6 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   if (gp.is_write()) {
     ++dev_writes_;
     dev_write_lines_ += lines;
-    device_write_event_.notify(delay);
-    if (dma_source_of(gp) == DmaSource::Completion) completion_write_event_.notify(delay);
   } else {
     ++dev_reads_;
     dev_read_lines_ += lines;

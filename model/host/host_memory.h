@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host DRAM holding the real bytes: queues, device tables (ICM), data buffers. A sparse store
 // of 4 KiB pages, zero on first touch. Two ports: the device's (through the PCIe link) and the
-// CPU's (the driver). Addresses at or above size_bytes get TLM_ADDRESS_ERROR_RESPONSE.
+// CPU's (the driver). It stores bytes only: the host learns of a completion from an
+// interrupt message (HostCpu::msi_tsock), not from memory. Addresses at or above size_bytes
+// get TLM_ADDRESS_ERROR_RESPONSE.
 // Both ports grant DMI, one 4 KiB page per grant (pages are never freed, so a grant is never
 // withdrawn); only untimed initiators use it (the CPU, the protection monitor's table reads).
 #pragma once
@@ -14,7 +16,6 @@
 #include <tlm>
 
 #include "model/config/config.h"
-#include "model/rnic/msg/dma.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 
@@ -27,12 +28,6 @@ class HostMemory : public sc_core::sc_module {
 
   HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& config);
 
-  // Notified (at the time the data lands) whenever the device writes host memory.
-  const sc_core::sc_event& device_write_event() const { return device_write_event_; }
-  // Notified (at the time the entry lands) when the device writes a completion entry or a CQ
-  // overflow flag (DmaSource::Completion): the host's interrupt, so a polling host does not
-  // wake for every data write.
-  const sc_core::sc_event& completion_write_event() const { return completion_write_event_; }
   uint64_t size_bytes() const { return config_.size_bytes; }
   uint64_t touched_pages() const { return pages_.size(); }
   StatGroup stats;
@@ -58,8 +53,6 @@ class HostMemory : public sc_core::sc_module {
   };
   static constexpr size_t kRecentPages = 64;
   RecentPage recent_[kRecentPages];
-  sc_core::sc_event device_write_event_;
-  sc_core::sc_event completion_write_event_;
   Counter& dev_reads_;
   Counter& dev_writes_;
   Counter& dev_read_lines_;

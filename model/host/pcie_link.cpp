@@ -43,12 +43,14 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
       mem_isock("mem_isock"),
       host_tsock("host_tsock"),
       mmio_isock("mmio_isock"),
+      msi_isock("msi_isock"),
       stats(std::string(this->name())),
       config_(config),
       read_requests_(stats.add("read_requests", "TLPs", "memory read request TLPs upstream")),
       completion_tlps_(stats.add("completion_tlps", "TLPs", "completion TLPs downstream")),
       write_tlps_(stats.add("write_tlps", "TLPs", "posted write TLPs upstream")),
       mmio_tlps_(stats.add("mmio_tlps", "TLPs", "MMIO write TLPs downstream")),
+      msi_tlps_(stats.add("msi_tlps", "TLPs", "of the posted writes, interrupt messages (MSI-X) to the host CPU")),
       upstream_bytes_(stats.add("upstream_bytes", "bytes", "bytes on the wire device->host")),
       downstream_bytes_(stats.add("downstream_bytes", "bytes", "bytes on the wire host->device")) {
   const double rate = pcie_bytes_per_ns(config.gen, config.lanes);
@@ -96,7 +98,13 @@ void PcieLink::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     upstream_bytes_ += len + tlps * overhead;
     const sc_core::sc_time sent = upstream_.reserve(now + delay, len + tlps * overhead);
     delay = sent - now;
-    mem_isock->b_transport(gp, delay);
+    const uint64_t addr = gp.get_address();
+    if (addr >= kMsiWindowBase && addr - kMsiWindowBase < kMsiWindowBytes) {
+      ++msi_tlps_;
+      msi_isock->b_transport(gp, delay);
+    } else {
+      mem_isock->b_transport(gp, delay);
+    }
   }
 }
 

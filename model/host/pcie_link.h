@@ -2,13 +2,16 @@
 // The PCIe link between the device and the root complex, one bandwidth pipe per direction.
 // Device reads: a request TLP upstream, the host round trip, completion TLPs downstream split
 // at the read completion boundary and at MPS. Device writes: posted TLPs upstream split at MPS.
-// Host MMIO writes: one posted TLP downstream. Every TLP pays tlp_overhead_bytes.
+// Host MMIO writes: one posted TLP downstream. Every TLP pays tlp_overhead_bytes. A device
+// write into the MSI window (kMsiWindowBase) is an interrupt message: the root complex hands it
+// to the CPU (msi_isock), not to memory, behind the device's earlier posted writes.
 #pragma once
 
 #include <systemc>
 #include <tlm>
 
 #include "model/config/config.h"
+#include "model/host/msi.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
@@ -27,6 +30,7 @@ class PcieLink : public sc_core::sc_module {
   InitiatorSocket<PcieLink> mem_isock;  // to host memory
   TargetSocket<PcieLink> host_tsock;    // MMIO from the host CPU
   InitiatorSocket<PcieLink> mmio_isock; // to the device BAR
+  InitiatorSocket<PcieLink> msi_isock;  // interrupt messages, to the host CPU
 
   PcieLink(sc_core::sc_module_name name, const PcieConfig& config);
   StatGroup stats;
@@ -55,6 +59,7 @@ class PcieLink : public sc_core::sc_module {
   Counter& completion_tlps_;
   Counter& write_tlps_;
   Counter& mmio_tlps_;
+  Counter& msi_tlps_;
   Counter& upstream_bytes_;
   Counter& downstream_bytes_;
 };

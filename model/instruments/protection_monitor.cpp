@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "model/host/msi.h"
 #include "model/rnic/util/byte_order.h"
 
 namespace rnic {
@@ -134,6 +135,9 @@ bool ProtectionMonitor::allowed(uint64_t addr, uint64_t length, DmaSource source
     case DmaSource::MttTable:  // fast-register page arrays: named by a WQE the driver posted
     case DmaSource::Dma:       // dma_bench probes: no verbs, the bench owns the buffer
       return true;
+    case DmaSource::Interrupt:  // a message to the CPU, never to memory
+      return addr >= kMsiWindowBase && addr - kMsiWindowBase < kMsiWindowBytes &&
+             length <= kMsiWindowBytes - (addr - kMsiWindowBase);
     case DmaSource::MptTable:
     case DmaSource::ContextTable:
     case DmaSource::Unknown: return false;  // tables live in ICM only

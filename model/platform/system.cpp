@@ -23,8 +23,8 @@ Node::Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& c
   }
   pcie.mem_isock.bind(memory.dev_tsock);
   pcie.set_contention(!config.rnic.sim.fast);
-  // The host sleeps until a completion entry lands (its interrupt), not every data write.
-  cpu.set_device_write_event(&memory.completion_write_event());
+  // The root complex hands the device's interrupt messages to the CPU.
+  pcie.msi_isock.bind(cpu.msi_tsock);
 }
 
 System::System(const SystemConfig& config, const std::vector<std::string>& node_names)

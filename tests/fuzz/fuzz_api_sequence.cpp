@@ -875,8 +875,8 @@ class Session {
       reap_all();
       const sc_time now = sc_core::sc_time_stamp();
       if (!owing() || now >= deadline) break;
-      sc_core::wait(deadline - now, p_.system.node(0).memory.completion_write_event() |
-                                        p_.system.node(1).memory.completion_write_event());
+      sc_core::wait(deadline - now, p_.system.node(0).cpu.interrupt_event() |
+                                        p_.system.node(1).cpu.interrupt_event());
     }
     for (uint32_t n = 0; n < 2; ++n) {
       for (AsyncRequest& r : nodes_[n].asyncs) {

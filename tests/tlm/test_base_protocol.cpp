@@ -56,7 +56,7 @@ struct CheckedNode : sc_core::sc_module {
     monitor.link_isock.bind(link_check.tsock);
     link_check.isock.bind(pcie.dev_tsock);
     pcie.mem_isock.bind(memory.dev_tsock);
-    cpu.set_device_write_event(&memory.device_write_event());
+    pcie.msi_isock.bind(cpu.msi_tsock);
   }
 
   std::vector<const BaseProtocolChecker*> checkers() const {

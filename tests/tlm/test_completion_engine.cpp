@@ -7,6 +7,7 @@
 
 #include <systemc>
 
+#include "model/host/msi.h"
 #include "model/rnic/completion/completion_engine.h"
 #include "support/stubs.h"
 
@@ -175,4 +176,35 @@ TEST_CASE("completion engine: a ContextChange(Cqc) re-reads the context and rest
   CHECK(t.slot(1).wr_id == 13);
   CHECK(counter(t.engine.stats, "overflows") == 1);  // depth 2 now: the third overflows
   CHECK(t.contexts.asked.size() == 4);
+}
+
+TEST_CASE("completion engine: an interrupt message follows each entry once the driver set its "
+          "address, none before", "[tlm][cq]") {
+  CompletionBench t;
+  t.create_cq(2, 8);
+  t.requester.script = [&] {
+    CompletionRecord first = CompletionBench::record(2, 100);
+    t.requester.send(first);  // no address yet: no message
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));
+    InterruptVector vector{kMsiWindowBase + 0x40};
+    t.doorbell.send(vector);
+    for (uint64_t id = 101; id < 103; ++id) {
+      CompletionRecord r = CompletionBench::record(2, id);
+      t.requester.send(r);
+    }
+  };
+  run_simulation();
+  const auto writes = t.memory.accesses(tlm::TLM_WRITE_COMMAND);
+  std::vector<MemoryStub::Access> entries, messages;
+  for (const auto& a : writes) (a.source == DmaSource::Interrupt ? messages : entries).push_back(a);
+  REQUIRE(entries.size() == 3);
+  REQUIRE(messages.size() == 2);
+  for (size_t i = 0; i < messages.size(); ++i) {
+    CHECK(messages[i].address == kMsiWindowBase + 0x40);
+    CHECK(messages[i].length == 4);
+    CHECK(messages[i].at >= entries[i + 1].at);  // behind the entry it announces
+    CHECK(t.memory.read(kMsiWindowBase + 0x40, 4) == std::vector<uint8_t>{2, 0, 0, 0});  // the CQ
+  }
+  CHECK(counter(t.engine.stats, "interrupts") == 2);
+  CHECK(counter(t.engine.stats, "interrupt_errors") == 0);
 }

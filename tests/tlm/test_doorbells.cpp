@@ -99,7 +99,7 @@ TEST_CASE("doorbells: unmapped or malformed accesses get error responses", "[tlm
   t.host.script = [&] {
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     statuses.push_back(t.host.write64(0x400000, 1));                       // no window
-    statuses.push_back(t.host.write64(bar::kContextChange + 8, 1));        // beside the register
+    statuses.push_back(t.host.write64(bar::kInterruptAddress + 8, 1));     // beside the registers
     statuses.push_back(t.host.write64(bar::kSqDoorbell + 4, 1));           // misaligned
     uint8_t bytes[8] = {};
     statuses.push_back(t.host.transfer(tlm::TLM_READ_COMMAND, 0, bytes, 8, d));  // a read
@@ -115,4 +115,29 @@ TEST_CASE("doorbells: unmapped or malformed accesses get error responses", "[tlm
   CHECK(counter(t.doorbells.stats, "unmapped_writes") == 5);
   CHECK(t.fetcher.size() == 0);
   CHECK(t.ctrl_a.size() == 0);
+}
+
+TEST_CASE("doorbells: the interrupt address register reaches the completion engine",
+          "[tlm][doorbells]") {
+  DeviceTiming timing;
+  Doorbells doorbells{"doorbells", timing};
+  InitiatorStub host{"host"};
+  MessageSink<Doorbell> fetcher{"fetcher"};
+  MessageSink<InterruptVector> completion{"completion"};
+  MessageSink<Doorbell> responder{"responder"};
+  MessageSink<ContextChange> ctrl{"ctrl"};
+  host.isock.bind(doorbells.mmio_tsock);
+  doorbells.fetcher_isock.bind(fetcher.tsock);
+  doorbells.completion_isock.bind(completion.tsock);
+  doorbells.responder_isock.bind(responder.tsock);
+  doorbells.ctrl_isock.bind(ctrl.tsock);
+  tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+  host.script = [&] { status = host.write64(bar::kInterruptAddress, 0xFEE00040ull); };
+  run_simulation();
+  CHECK(status == tlm::TLM_OK_RESPONSE);
+  REQUIRE(completion.size() == 1);
+  CHECK(completion[0].address == 0xFEE00040ull);  // all 64 bits
+  CHECK(ctrl.size() == 0);  // not a context change
+  CHECK(counter(doorbells.stats, "interrupt_setups") == 1);
+  CHECK(counter(doorbells.stats, "unmapped_writes") == 0);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// HostCpu with a HostMemory: what a host thread sees when it wakes on a device write.
+// HostCpu with a HostMemory: what a host thread sees when an interrupt message wakes it.
 #include <catch2/catch.hpp>
 
 #include <systemc>
@@ -19,18 +19,28 @@ struct CpuBench {
   HostCpu cpu{"cpu"};
   MemoryStub bar{"bar"};     // MMIO and benchmark requests: unused here
   InitiatorStub dev{"dev"};  // the device port; its two writers are spawned threads
+  InitiatorStub msi{"msi"};  // the PCIe link's interrupt messages
 
   CpuBench() {
     cpu.mem_isock.bind(memory.cpu_tsock);
     cpu.mmio_isock.bind(bar.tsock);
     cpu.bench_isock.bind(bar.tsock);
     dev.isock.bind(memory.dev_tsock);
-    cpu.set_device_write_event(&memory.device_write_event());
+    msi.isock.bind(cpu.msi_tsock);
+  }
+
+  // A device write and, behind it, its interrupt message, both landing `delay` from now.
+  void write_and_interrupt(uint64_t address, uint8_t* byte, const sc_core::sc_time& delay) {
+    sc_core::sc_time d = delay;
+    dev.transfer(tlm::TLM_WRITE_COMMAND, address, byte, 1, d);
+    uint8_t vector[4] = {0, 0, 0, 0};
+    d = delay;
+    msi.transfer(tlm::TLM_WRITE_COMMAND, kMsiWindowBase, vector, 4, d);
   }
 };
 
-// Two device writes land at the same picosecond: one annotated ahead of time (its event wakes
-// the host), one made by a process that itself wakes at that time. Which of the two timed
+// Two device writes land at the same picosecond: one annotated ahead of time (its interrupt
+// message wakes the host), one made by a process that itself wakes at that time. Which of the two timed
 // wakeups the kernel runs first follows the order they were scheduled in; the host must see
 // both writes either way (device first at equal times), or a result would depend on the
 // scheduling of unrelated activity. Without HostCpu's settling, `early_waker = true` misses
@@ -39,10 +49,7 @@ void check_simultaneous_writes_seen(bool early_waker) {
   CpuBench t;
   const sc_core::sc_time at(1, sc_core::SC_US);
   uint8_t one = 0x11, two = 0x22;
-  auto annotated = [&] {  // writes now, lands (and wakes the host) at `at`
-    sc_core::sc_time delay = at;
-    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x100, &one, 1, delay);
-  };
+  auto annotated = [&] { t.write_and_interrupt(0x100, &one, at); };  // lands, wakes at `at`
   auto at_time = [&] {  // wakes at `at` itself and writes with no delay
     sc_core::wait(at);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
@@ -60,7 +67,7 @@ void check_simultaneous_writes_seen(bool early_waker) {
   uint8_t seen[2] = {0, 0};
   sc_core::sc_time woke;
   sc_core::sc_spawn([&] {
-    REQUIRE(t.cpu.wait_for_device_write(sc_core::sc_time(10, sc_core::SC_US)));
+    REQUIRE(t.cpu.wait_for_interrupt(sc_core::sc_time(10, sc_core::SC_US)));
     woke = sc_core::sc_time_stamp();
     REQUIRE(t.cpu.mem_read(0x100, &seen[0], 1));
     REQUIRE(t.cpu.mem_read(0x200, &seen[1], 1));
@@ -81,4 +88,50 @@ TEST_CASE("host CPU: a device write in the same picosecond as the wakeup is seen
 TEST_CASE("host CPU: a device write in the same picosecond as the wakeup is seen (writer first)",
           "[tlm][host]") {
   check_simultaneous_writes_seen(false);
+}
+
+TEST_CASE("host CPU: a device write alone wakes nothing; its interrupt message wakes the host on arrival",
+          "[tlm][host]") {
+  CpuBench t;
+  uint8_t data = 0x33;
+  const sc_core::sc_time write_at(1, sc_core::SC_US), message_at(3, sc_core::SC_US);
+  sc_core::sc_spawn([&] {
+    sc_core::sc_time d = write_at;
+    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x300, &data, 1, d);  // host memory stores bytes only
+    uint8_t vector[4] = {5, 0, 0, 0};
+    d = message_at;
+    t.msi.transfer(tlm::TLM_WRITE_COMMAND, kMsiWindowBase, vector, 4, d);
+  });
+  bool woke = false;
+  sc_core::sc_time when;
+  uint8_t seen = 0;
+  sc_core::sc_spawn([&] {
+    woke = t.cpu.wait_for_interrupt(sc_core::sc_time(10, sc_core::SC_US));
+    when = sc_core::sc_time_stamp();
+    REQUIRE(t.cpu.mem_read(0x300, &seen, 1));
+  });
+  run_simulation();
+  CHECK(woke);
+  CHECK(when == message_at);
+  CHECK(seen == 0x33);
+  CHECK(t.cpu.interrupts() == 1);
+}
+
+TEST_CASE("host CPU: with no interrupt message the wait ends at its timeout", "[tlm][host]") {
+  CpuBench t;
+  uint8_t data = 0x44;
+  sc_core::sc_spawn([&] {
+    sc_core::sc_time d(1, sc_core::SC_US);
+    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x400, &data, 1, d);
+  });
+  bool woke = true;
+  sc_core::sc_time when;
+  sc_core::sc_spawn([&] {
+    woke = t.cpu.wait_for_interrupt(sc_core::sc_time(5, sc_core::SC_US));
+    when = sc_core::sc_time_stamp();
+  });
+  run_simulation();
+  CHECK_FALSE(woke);
+  CHECK(when == sc_core::sc_time(5, sc_core::SC_US));
+  CHECK(t.cpu.interrupts() == 0);
 }

@@ -45,12 +45,14 @@ struct LinkBench {
   InitiatorStub host{"host"};
   MemoryStub memory{"memory"};
   MemoryStub bar{"bar"};
+  MemoryStub cpu{"cpu"};  // the interrupt controller: MSI-window writes
 
   LinkBench() : link("link", config) {
     dev.isock.bind(link.dev_tsock);
     host.isock.bind(link.host_tsock);
     link.mem_isock.bind(memory.tsock);
     link.mmio_isock.bind(bar.tsock);
+    link.msi_isock.bind(cpu.tsock);
     memory.pattern = [](uint64_t a) { return uint8_t(a * 7 + (a >> 8)); };
   }
 };
@@ -114,6 +116,27 @@ TEST_CASE("pcie link: posted writes land bytes, split at MPS", "[tlm][pcie]") {
   CHECK(t.memory.log[0].at > sc_core::SC_ZERO_TIME);  // after serialization upstream
   CHECK(counter(t.link.stats, "write_tlps") == 3);     // 256 + 256 + 88
   CHECK(counter(t.link.stats, "upstream_bytes") == 600 + 3 * t.config.tlp_overhead_bytes);
+}
+
+TEST_CASE("pcie link: a write in the MSI window goes to the CPU behind earlier writes, not to memory",
+          "[tlm][pcie]") {
+  LinkBench t;
+  std::vector<uint8_t> entry(64, 0x5A);
+  uint8_t vector[4] = {7, 0, 0, 0};
+  t.dev.script = [&] {
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    REQUIRE(t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x40000, entry.data(), 64, delay) ==
+            tlm::TLM_OK_RESPONSE);
+    REQUIRE(t.dev.transfer(tlm::TLM_WRITE_COMMAND, kMsiWindowBase, vector, 4, delay) ==
+            tlm::TLM_OK_RESPONSE);
+  };
+  run_simulation();
+  REQUIRE(t.memory.count(tlm::TLM_WRITE_COMMAND) == 1);  // the entry only
+  REQUIRE(t.cpu.count(tlm::TLM_WRITE_COMMAND) == 1);     // the message only
+  CHECK(t.cpu.log[0].address == kMsiWindowBase);
+  CHECK(t.cpu.log[0].at > t.memory.log[0].at);  // serialized after the entry
+  CHECK(counter(t.link.stats, "msi_tlps") == 1);
+  CHECK(counter(t.link.stats, "write_tlps") == 2);
 }
 
 TEST_CASE("pcie link: an error response from memory reaches the device", "[tlm][pcie]") {

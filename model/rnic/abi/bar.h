@@ -19,6 +19,10 @@ constexpr uint64_t kSqDoorbell = 0x000000;     // + qpn * 8: send-queue producer
 constexpr uint64_t kRqDoorbell = 0x100000;     // + qpn * 8: receive-queue producer index
 constexpr uint64_t kCqDoorbell = 0x200000;     // + cqn * 8: completion-queue consumer index
 constexpr uint64_t kContextChange = 0x300000;  // kind << 56 | count << 32 | index
+// The MSI-X message address of completion interrupts (the driver's, in the host's MSI
+// window): after each completion entry, CQ overflow flag or QP-close notice, the device
+// writes 4 bytes there (the CQ number; 0xFFFFFFFF for a close). 0, the reset value: none.
+constexpr uint64_t kInterruptAddress = 0x300008;
 constexpr uint64_t kRegisterStride = 8;
 constexpr uint64_t kWindowBytes = 0x100000;
 

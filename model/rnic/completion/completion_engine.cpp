@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/rnic/completion/completion_engine.h"
 
+#include "model/rnic/util/byte_order.h"
+
 namespace rnic {
 
 CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfig& config,
@@ -19,6 +21,9 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfi
       errors_(stats.add("error_completions", "entries", "entries with a non-success status")),
       overflows_(stats.add("overflows", "entries", "entries lost to a full CQ (flagged)")),
       bad_cq_(stats.add("bad_cq", "entries", "entries for a CQ that does not exist")),
+      interrupts_(stats.add("interrupts", "messages", "interrupt messages (MSI-X writes) sent")),
+      interrupt_errors_(stats.add("interrupt_errors", "messages",
+                                  "interrupt messages the host refused (an address outside its window)")),
       queue_delay_(stats.add_histogram(
           "queue_delay_ns", "completion: hand-over to the start of its CQE write (build + FIFO)")),
       queue_depth_(stats.add_occupancy("queue_depth", "entries",
@@ -50,9 +55,23 @@ void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp, sc_cor
 }
 
 void CompletionEngine::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-  const Doorbell* db = message_of<Doorbell>(gp);
-  if (db && db->number < icm_.cqc_entries) cqs_[db->number].consumer = db->index;
+  if (const Doorbell* db = message_of<Doorbell>(gp)) {
+    if (db->number < icm_.cqc_entries) cqs_[db->number].consumer = db->index;
+  } else if (const InterruptVector* vector = message_of<InterruptVector>(gp)) {
+    interrupt_address_ = vector->address;
+  }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void CompletionEngine::interrupt(uint32_t data, sc_core::sc_time& delay) {
+  if (!interrupt_address_) return;
+  ++interrupts_;
+  uint8_t raw[4];
+  put_le<uint32_t>(raw, data);
+  // Posted, like the entry before it: the message cannot pass it on the link.
+  if (!dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, interrupt_address_, raw, 4,
+                    DmaSource::Interrupt, delay))
+    ++interrupt_errors_;
 }
 
 void CompletionEngine::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
@@ -91,6 +110,7 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
     dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
                  icm_.qpc_addr(record.cqe.qpn) + QpcEntry::kClosedOffset, &closed, 1,
                  DmaSource::Completion, delay);
+    interrupt(0xFFFFFFFFu, delay);
     return;
   }
   CqcEntry context;
@@ -109,6 +129,7 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
     dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
                  icm_.cqc_addr(record.cqn) + CqcEntry::kOverflowOffset, &flag, 1,
                  DmaSource::Completion, delay);
+    interrupt(record.cqn, delay);
     return;
   }
   Cqe cqe = record.cqe;
@@ -118,6 +139,7 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
   const uint64_t addr = cqc->ring_base + uint64_t(cq.producer % cqc->depth) * kCqeBytes;
   dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, addr, raw, kCqeBytes,
                DmaSource::Completion, delay);
+  interrupt(record.cqn, delay);
   ++cq.producer;
   ++completions_;
   if (cqe.status != CqeStatus::Success) ++errors_;

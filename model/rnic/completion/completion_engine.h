@@ -2,7 +2,10 @@
 // Writes completion entries into CQ rings in host memory, in the order the engines hand them
 // over, each no earlier than the time it was handed over for. A full ring (producer - consumer
 // = depth) is an overflow: the entry is not written and the CQ context's overflow flag is set,
-// so the driver reports it (never a silent drop, SPEC.md section 1).
+// so the driver reports it (never a silent drop, SPEC.md section 1). After each entry, overflow
+// flag or QP-close notice it sends an interrupt message (an MSI-X write of 4 bytes, through the
+// PCIe endpoint like any posted write, so never ahead of the entry) to the address the driver
+// set (bar::kInterruptAddress); one message per entry, no moderation.
 #pragma once
 
 #include <deque>
@@ -26,7 +29,7 @@ namespace rnic {
 class CompletionEngine : public sc_core::sc_module {
  public:
   SharedTargetSocket<CompletionEngine> cqe_tsock;   // CompletionRecord messages
-  TargetSocket<CompletionEngine> doorbell_tsock;    // CQ consumer indices
+  TargetSocket<CompletionEngine> doorbell_tsock;    // CQ consumer indices, interrupt address
   TargetSocket<CompletionEngine> ctrl_tsock;        // context changes
   InitiatorSocket<CompletionEngine> dma_isock;      // CQE writes
   InitiatorSocket<CompletionEngine> context_isock;  // CQ contexts (QpContext)
@@ -51,6 +54,8 @@ class CompletionEngine : public sc_core::sc_module {
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void write_thread();
   void write_entry(const CompletionRecord& record, const sc_core::sc_time& handed);
+  // The interrupt message after a write to host memory, when the driver set an address.
+  void interrupt(uint32_t data, sc_core::sc_time& delay);
 
   IcmLayout icm_;
   Clock clock_;
@@ -64,6 +69,9 @@ class CompletionEngine : public sc_core::sc_module {
   Counter& errors_;
   Counter& overflows_;
   Counter& bad_cq_;
+  Counter& interrupts_;
+  Counter& interrupt_errors_;
+  uint64_t interrupt_address_ = 0;  // 0: no interrupts
   Histogram& queue_delay_;
   Occupancy& queue_depth_;
 };

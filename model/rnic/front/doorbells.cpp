@@ -21,6 +21,7 @@ Doorbells::Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing,
       cq_doorbells_(stats.add("cq_doorbells", "writes", "CQ consumer-index updates")),
       rq_doorbells_(stats.add("rq_doorbells", "writes", "receive-queue doorbells")),
       context_changes_(stats.add("context_changes", "writes", "table change notices")),
+      interrupt_setups_(stats.add("interrupt_setups", "writes", "interrupt address settings")),
       unmapped_writes_(stats.add("unmapped_writes", "writes", "writes to no register")) {
   decode_stage_.set_contention(!sim.fast);
   mmio_tsock.register_b_transport(this, &Doorbells::b_transport);
@@ -59,6 +60,10 @@ void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
       auto* target = ctrl_isock[i];
       send_message(pool_, target, change, d);
     }
+  } else if (offset == bar::kInterruptAddress) {
+    ++interrupt_setups_;
+    InterruptVector vector{value};
+    send_message(pool_, completion_isock, vector, delay);
   } else {
     ++unmapped_writes_;
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);

@@ -36,6 +36,7 @@ class Doorbells : public sc_core::sc_module {
   Counter& cq_doorbells_;
   Counter& rq_doorbells_;
   Counter& context_changes_;
+  Counter& interrupt_setups_;
   Counter& unmapped_writes_;
 };
 

@@ -22,6 +22,7 @@ enum class DmaSource : uint8_t {
   WriteData,   // requester landing read-response data
   Completion,
   Dma,         // dma_bench probes
+  Interrupt,   // MSI-X message of the completion engine, to the host's MSI window
 };
 
 class DmaExtension : public tlm::tlm_extension<DmaExtension> {

@@ -31,6 +31,11 @@ struct ContextChange {
   uint32_t count = 1;
 };
 
+// Doorbells -> CompletionEngine: the driver set the interrupt message address.
+struct InterruptVector {
+  uint64_t address = 0;  // 0: no interrupts
+};
+
 // WqeFetcher -> Requester.
 struct WorkRequest {
   uint32_t qpn = 0;
