@@ -44,11 +44,50 @@ class PayloadPool : public tlm::tlm_mm_interface {
     gp->reset();
     free_.push_back(gp);
   }
-  size_t allocated() const { return all_.size(); }
+  size_t allocated() const { return all_.size() + messages_.size(); }
+
+  // A payload for messages of type T, its MessageExtension<T> attached for good: a message
+  // send then sets one pointer, not an extension, its removal and a reset per call (a 64 B
+  // read: 21,537 -> 20,765 instructions under callgrind). No memory manager: a message lives
+  // for one b_transport call, and no unit keeps or acquires it. Give it back with
+  // release_message.
+  template <typename T>
+  struct Message {
+    tlm::tlm_generic_payload* gp;
+    MessageExtension<T>* ext;
+  };
+  template <typename T>
+  Message<T> acquire_message() {
+    const unsigned id = MessageExtension<T>::ID;
+    if (id >= free_messages_.size()) free_messages_.resize(id + 1);
+    std::vector<FreeMessage>& list = free_messages_[id];
+    if (!list.empty()) {
+      const FreeMessage m = list.back();
+      list.pop_back();
+      return {m.gp, static_cast<MessageExtension<T>*>(m.ext)};
+    }
+    messages_.push_back(std::make_unique<tlm::tlm_generic_payload>());
+    tlm::tlm_generic_payload* gp = messages_.back().get();
+    auto* ext = new MessageExtension<T>;
+    gp->set_extension(ext);  // owned: the payload deletes it
+    gp->set_command(tlm::TLM_IGNORE_COMMAND);
+    return {gp, ext};
+  }
+  template <typename T>
+  void release_message(const Message<T>& m) {
+    m.ext->message = nullptr;
+    free_messages_[MessageExtension<T>::ID].push_back({m.gp, m.ext});
+  }
 
  private:
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> all_;
   std::vector<tlm::tlm_generic_payload*> free_;
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> messages_;
+  struct FreeMessage {
+    tlm::tlm_generic_payload* gp;
+    tlm::tlm_extension_base* ext;
+  };
+  std::vector<std::vector<FreeMessage>> free_messages_;  // by extension ID
 };
 
 // A pooled payload held for one scope.
@@ -70,15 +109,13 @@ class ScopedPayload {
 template <typename T, typename Socket>
 tlm::tlm_response_status send_message(PayloadPool& pool, Socket& socket, T& message,
                                       sc_core::sc_time& delay) {
-  ScopedPayload gp(pool);
-  MessageExtension<T> ext;
-  ext.message = &message;
-  gp->set_extension(&ext);
-  gp->set_command(tlm::TLM_IGNORE_COMMAND);
-  gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  socket->b_transport(*gp, delay);
-  gp->clear_extension(&ext);
-  return gp->get_response_status();
+  const PayloadPool::Message<T> m = pool.acquire_message<T>();
+  m.ext->message = &message;
+  m.gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  socket->b_transport(*m.gp, delay);
+  const tlm::tlm_response_status status = m.gp->get_response_status();
+  pool.release_message(m);
+  return status;
 }
 
 }  // namespace rnic
