@@ -13,12 +13,14 @@ using namespace rnic::test;
 
 namespace {
 
+// The completion engine takes CQ doorbells and the interrupt address: its sink takes one kind.
+template <typename CompletionMessage = Doorbell>
 struct DoorbellBench {
   DeviceTiming timing;
   Doorbells doorbells{"doorbells", timing};
   InitiatorStub host{"host"};
   MessageSink<Doorbell> fetcher{"fetcher"};
-  MessageSink<Doorbell> completion{"completion"};
+  MessageSink<CompletionMessage> completion{"completion"};
   MessageSink<Doorbell> responder{"responder"};
   MessageSink<ContextChange> ctrl_a{"ctrl_a"};
   MessageSink<ContextChange> ctrl_b{"ctrl_b"};
@@ -38,7 +40,7 @@ struct DoorbellBench {
 }  // namespace
 
 TEST_CASE("doorbells: a send-queue doorbell reaches the fetcher", "[tlm][doorbells]") {
-  DoorbellBench t;
+  DoorbellBench<> t;
   tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
   t.host.script = [&] {
     sc_core::wait(sc_core::sc_time(100, sc_core::SC_NS));
@@ -58,7 +60,7 @@ TEST_CASE("doorbells: a send-queue doorbell reaches the fetcher", "[tlm][doorbel
 }
 
 TEST_CASE("doorbells: CQ and receive-queue doorbells reach their units", "[tlm][doorbells]") {
-  DoorbellBench t;
+  DoorbellBench<> t;
   t.host.script = [&] {
     CHECK(t.host.write64(bar::kCqDoorbell + 3 * bar::kRegisterStride, 9) == tlm::TLM_OK_RESPONSE);
     CHECK(t.host.write64(bar::kRqDoorbell + 7 * bar::kRegisterStride, 4) == tlm::TLM_OK_RESPONSE);
@@ -77,7 +79,7 @@ TEST_CASE("doorbells: CQ and receive-queue doorbells reach their units", "[tlm][
 }
 
 TEST_CASE("doorbells: a context change is broadcast to every bound unit", "[tlm][doorbells]") {
-  DoorbellBench t;
+  DoorbellBench<> t;
   t.host.script = [&] {
     CHECK(t.host.write64(bar::kContextChange,
                          bar::context_change_value(ContextKind::Mtt, 0x123456, 0x30)) ==
@@ -94,7 +96,7 @@ TEST_CASE("doorbells: a context change is broadcast to every bound unit", "[tlm]
 }
 
 TEST_CASE("doorbells: unmapped or malformed accesses get error responses", "[tlm][doorbells]") {
-  DoorbellBench t;
+  DoorbellBench<> t;
   std::vector<tlm::tlm_response_status> statuses;
   t.host.script = [&] {
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
@@ -119,25 +121,14 @@ TEST_CASE("doorbells: unmapped or malformed accesses get error responses", "[tlm
 
 TEST_CASE("doorbells: the interrupt address register reaches the completion engine",
           "[tlm][doorbells]") {
-  DeviceTiming timing;
-  Doorbells doorbells{"doorbells", timing};
-  InitiatorStub host{"host"};
-  MessageSink<Doorbell> fetcher{"fetcher"};
-  MessageSink<InterruptVector> completion{"completion"};
-  MessageSink<Doorbell> responder{"responder"};
-  MessageSink<ContextChange> ctrl{"ctrl"};
-  host.isock.bind(doorbells.mmio_tsock);
-  doorbells.fetcher_isock.bind(fetcher.tsock);
-  doorbells.completion_isock.bind(completion.tsock);
-  doorbells.responder_isock.bind(responder.tsock);
-  doorbells.ctrl_isock.bind(ctrl.tsock);
+  DoorbellBench<InterruptVector> t;
   tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
-  host.script = [&] { status = host.write64(bar::kInterruptAddress, 0xFEE00040ull); };
+  t.host.script = [&] { status = t.host.write64(bar::kInterruptAddress, 0xFEE00040ull); };
   run_simulation();
   CHECK(status == tlm::TLM_OK_RESPONSE);
-  REQUIRE(completion.size() == 1);
-  CHECK(completion[0].address == 0xFEE00040ull);  // all 64 bits
-  CHECK(ctrl.size() == 0);  // not a context change
-  CHECK(counter(doorbells.stats, "interrupt_setups") == 1);
-  CHECK(counter(doorbells.stats, "unmapped_writes") == 0);
+  REQUIRE(t.completion.size() == 1);
+  CHECK(t.completion[0].address == 0xFEE00040ull);  // all 64 bits
+  CHECK(t.ctrl_a.size() == 0);  // not a context change
+  CHECK(counter(t.doorbells.stats, "interrupt_setups") == 1);
+  CHECK(counter(t.doorbells.stats, "unmapped_writes") == 0);
 }
