@@ -84,8 +84,9 @@ void Requester::retry_thread() {
   }
 }
 
-const QpcEntry* Requester::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay) {
-  return read_context(pool_, context_isock, ContextRole::Requester, qpn, 0, storage, delay) ? storage
+const QpcEntry* Requester::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
+                             uint64_t trace_id) {
+  return read_context(pool_, context_isock, ContextRole::Requester, qpn, trace_id, storage, delay) ? storage
                                                                                         : nullptr;
 }
 
@@ -144,7 +145,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     return;
   }
   QpcEntry context_entry;
-  const QpcEntry* context = qpc(qpn, &context_entry, delay);
+  const QpcEntry* context = qpc(qpn, &context_entry, delay, fenced->trace_id);
   if (qp.error) {
     ++flushed_;
     finish(qp, qp.pending.back(), CqeStatus::Flush);
@@ -203,7 +204,7 @@ CqeStatus Requester::land_response(uint32_t qpn, Pending& p, const Packet& packe
   // The sinks were checked when the read started; their MRs may have been deregistered,
   // closed or invalidated since. Every sink is checked again before any byte lands.
   QpcEntry context_entry;
-  const QpcEntry* context = qpc(qpn, &context_entry, delay);
+  const QpcEntry* context = qpc(qpn, &context_entry, delay, p.trace_id);
   for (uint32_t i = 0; i < p.sinks; ++i) {
     SinkSge& sink = p.sink[i];
     ProtectionRequest check;
@@ -281,7 +282,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
       (config_.adapter_flags & caps::kRdmaReadLocalInvalidateSupported) && p->sinks > 0) {
     // RDMA_READ_LOCAL_INVALIDATE: the read's success invalidates its first sink's token.
     QpcEntry context_entry;
-    const QpcEntry* context = qpc(packet->dst_qpn, &context_entry, delay);
+    const QpcEntry* context = qpc(packet->dst_qpn, &context_entry, delay, p->trace_id);
     ProtectionRequest invalidate;
     invalidate.op = ProtectionOp::Invalidate;
     invalidate.token = p->first_sink_token;

@@ -117,7 +117,9 @@ class Requester : public sc_core::sc_module {
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
   // The QP context from the QP-context unit, copied into `storage`; null if unreadable.
-  const QpcEntry* qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay);
+  // The QP's context from the QP-context unit; `trace_id` names the request a load is for.
+  const QpcEntry* qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
+                      uint64_t trace_id = 0);
   QpState& state(uint32_t qpn);
   Pending* find(QpState& qp, uint64_t sequence);
   void execute_read(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,

@@ -49,8 +49,9 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
   qp_event_tsock.register_b_transport(this, &Responder::qp_event_b_transport);
 }
 
-const QpcEntry* Responder::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay) {
-  return read_context(pool_, context_isock, ContextRole::Responder, qpn, 0, storage, delay) ? storage
+const QpcEntry* Responder::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
+                             uint64_t trace_id) {
+  return read_context(pool_, context_isock, ContextRole::Responder, qpn, trace_id, storage, delay) ? storage
                                                                                         : nullptr;
 }
 
@@ -158,7 +159,7 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   response_.payload.clear();
 
   QpcEntry qpc_entry;
-  const QpcEntry* qpc = this->qpc(qpn, &qpc_entry, delay);
+  const QpcEntry* qpc = this->qpc(qpn, &qpc_entry, delay, request->trace_id);
   CqeStatus status;
   bool rnr = false;
   bool served = false;  // reached serve_*: counted in read_service_ns if a read

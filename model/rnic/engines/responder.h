@@ -64,7 +64,9 @@ class Responder : public sc_core::sc_module {
   void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   // The QP context from the QP-context unit, copied into `storage`; null if unreadable.
-  const QpcEntry* qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay);
+  // The QP's context from the QP-context unit; `trace_id` names the request a load is for.
+  const QpcEntry* qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
+                      uint64_t trace_id = 0);
   // Consumes the next receive for a send; sets *rnr when none is posted.
   CqeStatus serve_send(const Packet& request, const QpcEntry& qpc, QpState& qp, bool* rnr,
                        sc_core::sc_time& delay);
