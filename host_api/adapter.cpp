@@ -138,7 +138,8 @@ Adapter::Adapter(HostCpu& cpu, const RnicConfig& config, uint64_t memory_bytes, 
   // complex sends device writes there to the CPU, not to memory.
   const uint64_t base = std::min(impl_->icm.end, memory_bytes);
   const uint64_t hole = std::max(base, std::min(kMsiWindowBase, memory_bytes));
-  const uint64_t hole_end = std::max(hole, std::min(kMsiWindowBase + kMsiWindowBytes, memory_bytes));
+  const uint64_t hole_end =
+      std::max(hole, std::min(kMsiWindowBase + kMsiWindowBytes, memory_bytes));
   impl_->phys.reset(base, hole - base);
   if (memory_bytes > hole_end) impl_->phys.release(hole_end, memory_bytes - hole_end);
   impl_->mtt.reset(0, impl_->icm.mtt_entries);

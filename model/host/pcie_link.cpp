@@ -50,7 +50,8 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
       completion_tlps_(stats.add("completion_tlps", "TLPs", "completion TLPs downstream")),
       write_tlps_(stats.add("write_tlps", "TLPs", "posted write TLPs upstream")),
       mmio_tlps_(stats.add("mmio_tlps", "TLPs", "MMIO write TLPs downstream")),
-      msi_tlps_(stats.add("msi_tlps", "TLPs", "of the posted writes, interrupt messages (MSI-X) to the host CPU")),
+      msi_tlps_(stats.add("msi_tlps", "TLPs",
+                          "of the posted writes, interrupt messages (MSI-X) to the host CPU")),
       upstream_bytes_(stats.add("upstream_bytes", "bytes", "bytes on the wire device->host")),
       downstream_bytes_(stats.add("downstream_bytes", "bytes", "bytes on the wire host->device")) {
   const double rate = pcie_bytes_per_ns(config.gen, config.lanes);

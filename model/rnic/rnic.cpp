@@ -8,7 +8,8 @@ void Rnic::bind(From& from, To& to) {
   from.bind(to);
   // Names relative to the Rnic: "requester.check_isock", "mmio_tsock".
   const size_t prefix = std::string(name()).size() + 1;
-  bindings_.push_back({std::string(from.name()).substr(prefix), std::string(to.name()).substr(prefix)});
+  bindings_.push_back(
+      {std::string(from.name()).substr(prefix), std::string(to.name()).substr(prefix)});
 }
 
 Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node_id)

@@ -40,10 +40,10 @@ struct CpuBench {
 };
 
 // Two device writes land at the same picosecond: one annotated ahead of time (its interrupt
-// message wakes the host), one made by a process that itself wakes at that time. Which of the two timed
-// wakeups the kernel runs first follows the order they were scheduled in; the host must see
-// both writes either way (device first at equal times), or a result would depend on the
-// scheduling of unrelated activity. Without HostCpu's settling, `early_waker = true` misses
+// message wakes the host), one made by a process that itself wakes at that time. Which of the
+// two timed wakeups the kernel runs first follows the order they were scheduled in; the host
+// must see both writes either way (device first at equal times), or a result would depend on
+// the scheduling of unrelated activity. Without HostCpu's settling, `early_waker = true` misses
 // the second write. (One case per order: a process elaborates once.)
 void check_simultaneous_writes_seen(bool early_waker) {
   CpuBench t;
@@ -90,7 +90,8 @@ TEST_CASE("host CPU: a device write in the same picosecond as the wakeup is seen
   check_simultaneous_writes_seen(false);
 }
 
-TEST_CASE("host CPU: a device write alone wakes nothing; its interrupt message wakes the host on arrival",
+TEST_CASE("host CPU: a device write alone wakes nothing; its interrupt message wakes the host "
+          "on arrival",
           "[tlm][host]") {
   CpuBench t;
   uint8_t data = 0x33;

@@ -118,7 +118,8 @@ TEST_CASE("pcie link: posted writes land bytes, split at MPS", "[tlm][pcie]") {
   CHECK(counter(t.link.stats, "upstream_bytes") == 600 + 3 * t.config.tlp_overhead_bytes);
 }
 
-TEST_CASE("pcie link: a write in the MSI window goes to the CPU behind earlier writes, not to memory",
+TEST_CASE("pcie link: a write in the MSI window goes to the CPU behind earlier writes, not to "
+          "memory",
           "[tlm][pcie]") {
   LinkBench t;
   std::vector<uint8_t> entry(64, 0x5A);

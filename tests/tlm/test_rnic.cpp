@@ -54,11 +54,13 @@ TEST_CASE("the Rnic's socket bindings are the ones docs/architecture.md lists") 
 
   std::vector<std::string> code_only, doc_only;
   for (const std::string& b : bound)
-    if (std::find(documented.begin(), documented.end(), b) == documented.end()) code_only.push_back(b);
+    if (std::find(documented.begin(), documented.end(), b) == documented.end())
+      code_only.push_back(b);
   for (const std::string& d : documented)
     if (std::find(bound.begin(), bound.end(), d) == bound.end()) doc_only.push_back(d);
   std::ostringstream diff;
-  for (const std::string& b : code_only) diff << "bound in model/rnic/rnic.cpp, not listed: " << b << "\n";
+  for (const std::string& b : code_only)
+    diff << "bound in model/rnic/rnic.cpp, not listed: " << b << "\n";
   for (const std::string& d : doc_only) diff << "listed, not bound: " << d << "\n";
   INFO(diff.str());
   CHECK(code_only.empty());

@@ -22,8 +22,9 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfi
       overflows_(stats.add("overflows", "entries", "entries lost to a full CQ (flagged)")),
       bad_cq_(stats.add("bad_cq", "entries", "entries for a CQ that does not exist")),
       interrupts_(stats.add("interrupts", "messages", "interrupt messages (MSI-X writes) sent")),
-      interrupt_errors_(stats.add("interrupt_errors", "messages",
-                                  "interrupt messages the host refused (an address outside its window)")),
+      interrupt_errors_(
+          stats.add("interrupt_errors", "messages",
+                    "interrupt messages the host refused (an address outside its window)")),
       queue_delay_(stats.add_histogram(
           "queue_delay_ns", "completion: hand-over to the start of its CQE write (build + FIFO)")),
       queue_depth_(stats.add_occupancy("queue_depth", "entries",

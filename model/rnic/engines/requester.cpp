@@ -86,8 +86,9 @@ void Requester::retry_thread() {
 
 const QpcEntry* Requester::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
                              uint64_t trace_id) {
-  return read_context(pool_, context_isock, ContextRole::Requester, qpn, trace_id, storage, delay) ? storage
-                                                                                        : nullptr;
+  return read_context(pool_, context_isock, ContextRole::Requester, qpn, trace_id, storage, delay)
+             ? storage
+             : nullptr;
 }
 
 Requester::QpState& Requester::state(uint32_t qpn) {

@@ -51,8 +51,9 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
 
 const QpcEntry* Responder::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
                              uint64_t trace_id) {
-  return read_context(pool_, context_isock, ContextRole::Responder, qpn, trace_id, storage, delay) ? storage
-                                                                                        : nullptr;
+  return read_context(pool_, context_isock, ContextRole::Responder, qpn, trace_id, storage, delay)
+             ? storage
+             : nullptr;
 }
 
 void Responder::enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay) {
