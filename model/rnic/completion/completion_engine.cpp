@@ -24,7 +24,8 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfi
       interrupts_(stats.add("interrupts", "messages", "interrupt messages (MSI-X writes) sent")),
       interrupt_errors_(
           stats.add("interrupt_errors", "messages",
-                    "interrupt messages that got an error response (an address the host does not map)")),
+                    "interrupt messages that got an error response (an address the host "
+                    "does not map)")),
       queue_delay_(stats.add_histogram(
           "queue_delay_ns", "completion: hand-over to the start of its CQE write (build + FIFO)")),
       queue_depth_(stats.add_occupancy("queue_depth", "entries",
