@@ -260,3 +260,66 @@ TEST_CASE("protection checker: an unreadable MPT entry fails the check", "[tlm][
   CHECK(big.status == CqeStatus::LocalProtection);
   CHECK(t.memory.log.size() == 2);  // no read for the index past the table
 }
+
+TEST_CASE("protection checker: a recheck compares MPT generations; every change moves it",
+          "[tlm][protection]") {
+  CheckerBench t;
+  auto recheck = [&](uint64_t generation) {
+    ProtectionRequest r;
+    r.op = ProtectionOp::Recheck;
+    r.generation = generation;
+    t.requester.send(r);
+    return r;
+  };
+  std::vector<bool> changed;
+  std::vector<uint64_t> generations;
+  size_t reads_before_recheck = 0;
+  size_t reads_after_recheck = 0;
+  t.requester.script = [&] {
+    ProtectionRequest first = local(make_token(kMr, kMrTag), kBase, 0x10);
+    t.requester.send(first);
+    REQUIRE(first.status == CqeStatus::Success);
+    generations.push_back(first.generation);
+    reads_before_recheck = t.memory.log.size();
+    changed.push_back(recheck(first.generation).mpt_changed);  // nothing changed
+    reads_after_recheck = t.memory.log.size();
+    ContextChange mtt{ContextKind::Mtt, kMr, 1};  // not the MPT
+    t.ctrl.send(mtt);
+    changed.push_back(recheck(first.generation).mpt_changed);
+    ContextChange mpt{ContextKind::Mpt, 9, 1};  // the driver changed some other MPT entry
+    t.ctrl.send(mpt);
+    ProtectionRequest after_change = recheck(first.generation);
+    changed.push_back(after_change.mpt_changed);
+    generations.push_back(after_change.generation);
+    ProtectionRequest b = bind(0x30, kBase, 0x1000);
+    t.requester.send(b);
+    REQUIRE(b.status == CqeStatus::Success);
+    changed.push_back(recheck(after_change.generation).mpt_changed);
+    ProtectionRequest failed_bind = bind(0x31, kBase + 0x10000, 0x1000);  // outside the MR
+    t.requester.send(failed_bind);
+    REQUIRE(failed_bind.status != CqeStatus::Success);
+    ProtectionRequest current = recheck(0);
+    changed.push_back(recheck(current.generation).mpt_changed);  // a failed bind changes nothing
+    ProtectionRequest inv;
+    inv.op = ProtectionOp::Invalidate;
+    inv.token = make_token(kMw, 0x30);
+    inv.pd = kPd;
+    inv.qpn = kQpn;
+    t.requester.send(inv);
+    REQUIRE(inv.status == CqeStatus::Success);
+    changed.push_back(recheck(current.generation).mpt_changed);
+  };
+  run_simulation();
+  REQUIRE(changed.size() == 6);
+  CHECK_FALSE(changed[0]);
+  CHECK(reads_after_recheck == reads_before_recheck);  // a register compare: no MPT read
+  CHECK_FALSE(changed[1]);
+  CHECK(changed[2]);
+  CHECK(generations[1] != generations[0]);
+  CHECK(changed[3]);
+  CHECK_FALSE(changed[4]);
+  CHECK(changed[5]);
+  CHECK(counter(t.checker.stats, "rechecks") == 7);
+  CHECK(counter(t.checker.stats, "rechecks_changed") == 4);  // incl. recheck(0)
+  CHECK(counter(t.checker.stats, "checks") == 4);  // rechecks are not checks
+}

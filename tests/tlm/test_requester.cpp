@@ -40,6 +40,8 @@ struct RequesterBench {
   MemoryStub memory{"memory"};
   ContextStub contexts{"contexts", memory, icm};
   std::map<uint64_t, uint8_t> landed;  // bytes written through the DMA write engine
+  uint64_t mpt_generation = 7;          // the stub checker's MPT generation
+  uint32_t valid_token = kGoodToken;    // the one token the stub checker allows
 
   explicit RequesterBench(uint32_t ord = 4)
       : icm(small_icm()), requester("requester", config, icm, /*node_id=*/0) {
@@ -69,10 +71,17 @@ struct RequesterBench {
     q.peer_qpn = 7;
     memory.put(icm.qpc_addr(kQpn), q, kQpcEntryBytes);
 
-    // Checker: only kGoodToken is valid; its region translates 1:1 (identity MTT).
-    check.on_message = [](ProtectionRequest& r, sc_core::sc_time&) {
+    // Checker: only valid_token is valid; its region translates 1:1 (identity MTT).
+    check.on_message = [this](ProtectionRequest& r, sc_core::sc_time&) {
+      if (r.op == ProtectionOp::Recheck) {
+        r.mpt_changed = r.generation != mpt_generation;
+        r.generation = mpt_generation;
+        r.status = CqeStatus::Success;
+        return;
+      }
+      r.generation = mpt_generation;
       const bool ok = r.op == ProtectionOp::Bind ? token_index(r.token) == 9
-                                                 : r.token == kGoodToken;
+                                                 : r.token == valid_token;
       r.status = ok ? CqeStatus::Success
                     : r.op == ProtectionOp::Bind ? CqeStatus::MwBind : CqeStatus::LocalProtection;
       r.region = Region{40, 12, 0};
@@ -159,16 +168,12 @@ TEST_CASE("requester: a read sends a request and lands the response in the sinks
     t.respond(t.tx[0]);
   };
   run_simulation();
-  // The sink checks: both SGEs, local write + read sink, the QP's PD; made again when the
-  // response lands (the MRs may have gone meanwhile).
-  REQUIRE(t.check.size() == 4);
-  for (int i = 0; i < 2; ++i) {
-    CHECK(t.check[2 + i].op == t.check[i].op);
-    CHECK(t.check[2 + i].token == t.check[i].token);
-    CHECK(t.check[2 + i].va == t.check[i].va);
-    CHECK(t.check[2 + i].length == t.check[i].length);
-    CHECK(t.check[2 + i].access == t.check[i].access);
-  }
+  // The sink checks: both SGEs, local write + read sink, the QP's PD; when the response
+  // lands, one recheck with the MPT generation of the first check (nothing changed: no
+  // second full check).
+  REQUIRE(t.check.size() == 3);
+  CHECK(t.check[2].op == ProtectionOp::Recheck);
+  CHECK(t.check[2].generation == 7);
   CHECK(t.check[0].op == ProtectionOp::LocalAccess);
   CHECK(t.check[0].token == kGoodToken);
   CHECK(t.check[0].pd == kPd);
@@ -203,6 +208,52 @@ TEST_CASE("requester: a read sends a request and lands the response in the sinks
   CHECK(c.cqe.wqe_index == 17);
   CHECK(counter(t.requester.stats, "reads") == 1);
   CHECK(counter(t.requester.stats, "read_bytes") == 100);
+}
+
+TEST_CASE("requester: an MPT change while a read is out checks its sinks again in full",
+          "[tlm][requester]") {
+  RequesterBench t;
+  t.fetcher.script = [&] { t.post(RequesterBench::read(42, kGoodToken, 0x60000, 100), 17); };
+  t.port_rx.script = [&] {
+    sc_core::wait(sc_core::sc_time(2, sc_core::SC_US));
+    REQUIRE(t.tx.size() == 1);
+    t.mpt_generation = 8;  // some MPT entry changed; the sink's token still passes
+    t.respond(t.tx[0]);
+  };
+  run_simulation();
+  REQUIRE(t.check.size() == 5);
+  CHECK(t.check[2].op == ProtectionOp::Recheck);
+  for (int i = 0; i < 2; ++i) {  // the same checks as at the start, with the QP's PD
+    CHECK(t.check[3 + i].op == ProtectionOp::LocalAccess);
+    CHECK(t.check[3 + i].token == t.check[i].token);
+    CHECK(t.check[3 + i].pd == kPd);
+    CHECK(t.check[3 + i].va == t.check[i].va);
+    CHECK(t.check[3 + i].length == t.check[i].length);
+    CHECK(t.check[3 + i].access == t.check[i].access);
+  }
+  REQUIRE(t.landed.size() == 100);
+  REQUIRE(t.cq.size() == 1);
+  CHECK(t.cq[0].cqe.status == CqeStatus::Success);
+}
+
+TEST_CASE("requester: a sink invalidated while its read is out gets no byte",
+          "[tlm][requester]") {
+  RequesterBench t;
+  t.fetcher.script = [&] { t.post(RequesterBench::read(42, kGoodToken, 0x60000, 100), 17); };
+  t.port_rx.script = [&] {
+    sc_core::wait(sc_core::sc_time(2, sc_core::SC_US));
+    REQUIRE(t.tx.size() == 1);
+    t.mpt_generation = 8;  // the sink's MR was invalidated
+    t.valid_token = 0;
+    t.respond(t.tx[0]);
+  };
+  run_simulation();
+  REQUIRE(t.check.size() == 4);  // two checks, the recheck, the first sink refused
+  CHECK(t.check[3].token == kGoodToken);
+  CHECK(t.landed.empty());
+  CHECK(t.xlate.size() == 0);
+  REQUIRE(t.cq.size() == 1);
+  CHECK(t.cq[0].cqe.status == CqeStatus::LocalProtection);
 }
 
 TEST_CASE("requester: ORD 1 holds the second read until the first response", "[tlm][requester]") {

@@ -194,6 +194,35 @@ void Requester::wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time
   while (qp.reads_outstanding >= limit && !qp.error) wait(*qp.progress);
 }
 
+bool Requester::sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay) {
+  if (p.sinks == 0) return true;
+  // The sinks were checked in full when the read started. Their MRs may have been
+  // deregistered, invalidated or re-registered since (SPEC.md 5: no byte lands in memory the
+  // token no longer allows): the checker's MPT generation says whether anything changed.
+  ProtectionRequest recheck;
+  recheck.op = ProtectionOp::Recheck;
+  recheck.generation = p.mpt_generation;
+  recheck.trace_id = p.trace_id;
+  send_message(pool_, check_isock, recheck, delay);
+  if (!recheck.mpt_changed) return true;
+  for (uint32_t i = 0; i < p.sinks; ++i) {
+    SinkSge& sink = p.sink[i];
+    ProtectionRequest check;
+    check.op = ProtectionOp::LocalAccess;
+    check.token = sink.token;
+    check.pd = p.pd;
+    check.qpn = qpn;
+    check.va = sink.va;
+    check.length = sink.length;
+    check.access = p.sink_access;
+    check.trace_id = p.trace_id;
+    send_message(pool_, check_isock, check, delay);
+    if (check.status != CqeStatus::Success) return false;
+    sink.region = check.region;
+  }
+  return true;
+}
+
 CqeStatus Requester::land_response(uint32_t qpn, Pending& p, const Packet& packet,
                                    sc_core::sc_time& delay) {
   if (packet.kind == PacketKind::Nak) return packet.syndrome;
@@ -202,25 +231,7 @@ CqeStatus Requester::land_response(uint32_t qpn, Pending& p, const Packet& packe
   const bool read = p.opcode == WqeOpcode::Read;
   if (packet.kind == PacketKind::Ack) return read ? CqeStatus::RemoteOperation : CqeStatus::Success;
   if (!read || packet.payload.size() != p.bytes) return CqeStatus::RemoteOperation;
-  // The sinks were checked when the read started; their MRs may have been deregistered,
-  // closed or invalidated since. Every sink is checked again before any byte lands.
-  QpcEntry context_entry;
-  const QpcEntry* context = qpc(qpn, &context_entry, delay, p.trace_id);
-  for (uint32_t i = 0; i < p.sinks; ++i) {
-    SinkSge& sink = p.sink[i];
-    ProtectionRequest check;
-    check.op = ProtectionOp::LocalAccess;
-    check.token = sink.token;
-    check.pd = context ? context->pd : 0;
-    check.qpn = qpn;
-    check.va = sink.va;
-    check.length = sink.length;
-    check.access = p.sink_access;
-    check.trace_id = p.trace_id;
-    send_message(pool_, check_isock, check, delay);
-    if (!context || check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
-    sink.region = check.region;
-  }
+  if (!sinks_still_allowed(qpn, p, delay)) return CqeStatus::LocalProtection;
   uint64_t offset = 0;
   for (uint32_t i = 0; i < p.sinks; ++i) {
     const SinkSge& sink = p.sink[i];
@@ -282,12 +293,10 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
       (p->flags & kWqeFlagReadLocalInvalidate) &&
       (config_.adapter_flags & caps::kRdmaReadLocalInvalidateSupported) && p->sinks > 0) {
     // RDMA_READ_LOCAL_INVALIDATE: the read's success invalidates its first sink's token.
-    QpcEntry context_entry;
-    const QpcEntry* context = qpc(packet->dst_qpn, &context_entry, delay, p->trace_id);
     ProtectionRequest invalidate;
     invalidate.op = ProtectionOp::Invalidate;
     invalidate.token = p->first_sink_token;
-    invalidate.pd = context ? context->pd : 0;
+    invalidate.pd = p->pd;
     invalidate.qpn = packet->dst_qpn;
     invalidate.trace_id = p->trace_id;
     send_message(pool_, check_isock, invalidate, delay);

@@ -62,7 +62,7 @@ class Requester : public sc_core::sc_module {
     Region region;
     uint64_t va = 0;
     uint32_t length = 0;
-    uint32_t token = 0;  // checked again when read data lands (the MR may be gone by then)
+    uint32_t token = 0;  // checked again when read data lands if the MPT changed meanwhile
   };
   struct Pending {
     uint64_t sequence = 0;
@@ -84,6 +84,8 @@ class Requester : public sc_core::sc_module {
     uint16_t sink_access = 0;  // rights the sinks were checked for
     std::array<SinkSge, kMaxSge> sink{};
     uint32_t first_sink_token = 0;  // RDMA_READ_LOCAL_INVALIDATE target
+    uint32_t pd = 0;                // the QP's PD when the sinks were checked
+    uint64_t mpt_generation = 0;    // the checker's MPT generation when the sinks were checked
     uint32_t rnr_retries = 0;
     Packet retry;  // Send: the packet to retransmit after an RNR NAK
   };
@@ -144,6 +146,9 @@ class Requester : public sc_core::sc_module {
   // The close marker of `qpn` (WorkRequest::close): see ContextKind::QpClose.
   void close(uint32_t qpn, sc_core::sc_time& delay);
   CqeStatus land_response(uint32_t qpn, Pending& p, const Packet& packet, sc_core::sc_time& delay);
+  // Do the sinks checked when the read started still pass? (a generation compare, and a full
+  // check only if the MPT changed meanwhile)
+  bool sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay);
   // Ends `p` with `status`; an error also flushes every later request of the QP.
   void finish(QpState& qp, Pending& p, CqeStatus status);
   void flush_after(QpState& qp, uint64_t sequence);

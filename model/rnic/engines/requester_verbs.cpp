@@ -13,6 +13,7 @@ CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe&
   if (wqe.nsge > config_.qp.max_sge || wqe.nsge > kMaxSge) return CqeStatus::LocalQpOperation;
   *total = 0;
   p.sinks = 0;
+  p.pd = context.pd;
   for (uint32_t i = 0; i < wqe.nsge; ++i) {
     const Sge& sge = wqe.sge[i];
     if (sge.length == 0) continue;
@@ -27,7 +28,10 @@ CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe&
     check.trace_id = p.trace_id;
     send_message(pool_, check_isock, check, delay);
     if (check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
-    if (p.sinks == 0) p.first_sink_token = sge.token;
+    if (p.sinks == 0) {
+      p.first_sink_token = sge.token;
+      p.mpt_generation = check.generation;  // the earliest: a later change is then seen
+    }
     p.sink[p.sinks++] = SinkSge{check.region, sge.addr, sge.length, sge.token};
     *total += sge.length;
   }

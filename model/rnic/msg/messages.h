@@ -65,6 +65,10 @@ enum class ProtectionOp : uint8_t {
   FastRegisterCheck,   // MR may be fast-registered with these parameters (region = its MTT)
   FastRegisterCommit,  // MR becomes VALID with the new tag, range and rights
   Invalidate,          // MR/MW named by token becomes FREE
+  // Has any MPT entry changed since `generation`? Answers in mpt_changed; when none has, the
+  // checks made then still hold. A read's sinks are checked in full once, when the read
+  // starts, and rechecked this cheaply when its data lands.
+  Recheck,
 };
 
 // Requester / Responder -> ProtectionChecker.
@@ -90,6 +94,9 @@ struct ProtectionRequest {
   Region region;
   uint64_t target_va = 0;  // the absolute VA accessed (differs from va for zero-based windows)
   uint32_t new_token = 0;  // Bind: the window's token
+  // The MPT generation the answer was given at (every op); Recheck: the one to compare with.
+  uint64_t generation = 0;
+  bool mpt_changed = false;  // Recheck: an MPT entry changed since `generation`
   uint64_t trace_id = 0;   // the work request asking (tracing only)
 };
 

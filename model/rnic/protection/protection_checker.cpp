@@ -20,6 +20,10 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const RnicCon
       failures_(stats.add("failures", "requests", "checks that failed")),
       binds_(stats.add("binds", "requests", "successful window binds")),
       invalidates_(stats.add("invalidates", "requests", "successful invalidations")),
+      rechecks_(stats.add("rechecks", "requests",
+                          "generation compares confirming earlier checks (read data landing)")),
+      rechecks_changed_(stats.add("rechecks_changed", "requests",
+                                  "rechecks that found the MPT changed: checked again in full")),
       hits_(stats.add("mpt_hits", "lookups", "MPT cache hits")),
       misses_(stats.add("mpt_misses", "lookups", "MPT cache misses (a DMA read each)")),
       merged_(stats.add("mpt_merged", "lookups",
@@ -73,6 +77,9 @@ bool ProtectionChecker::write_back(uint32_t index, const MptEntry& entry, sc_cor
 
 CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& delay) {
   const uint32_t index = token_index(req.token);
+  // Read before any fetch: a change made while an entry is read makes the answer's
+  // generation stale, so a later recheck checks again.
+  req.generation = generation_;
   switch (req.op) {
     case ProtectionOp::LocalAccess: {
       const MptEntry* entry = fetch(index, delay);
@@ -104,6 +111,7 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
       if (status != CqeStatus::Success) return status;
       cache_.insert(index, mw);
       cache_.insert(mr_index, mr);
+      ++generation_;
       if (!write_back(index, mw, delay) || !write_back(mr_index, mr, delay))
         return CqeStatus::LocalQpOperation;
       ++binds_;
@@ -120,6 +128,7 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
       MptEntry* mr = fetch(index, delay);
       if (!mr) return CqeStatus::LocalProtection;
       apply_fast_register(*mr, req);
+      ++generation_;
       return write_back(index, *mr, delay) ? CqeStatus::Success : CqeStatus::LocalQpOperation;
     }
     case ProtectionOp::Invalidate: {
@@ -129,6 +138,7 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
       const CqeStatus status = apply_invalidate(object, req);
       if (status != CqeStatus::Success) return status;
       cache_.insert(index, object);
+      ++generation_;
       if (!write_back(index, object, delay)) return CqeStatus::LocalQpOperation;
       if (object.kind == MptKind::Mw) {
         // The window no longer pins its MR (SPEC.md 5: DeregisterMr / Invalidate of the MR).
@@ -141,8 +151,18 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
       ++invalidates_;
       return CqeStatus::Success;
     }
+    case ProtectionOp::Recheck: break;  // answered by recheck(), never here
   }
   return CqeStatus::LocalQpOperation;
+}
+
+void ProtectionChecker::recheck(ProtectionRequest& req, sc_core::sc_time& delay) {
+  ++rechecks_;
+  req.mpt_changed = req.generation != generation_;
+  if (req.mpt_changed) ++rechecks_changed_;
+  req.generation = generation_;
+  req.status = CqeStatus::Success;
+  delay += clock_.cycles(1);  // a register compare, beside the check pipeline
 }
 
 void ProtectionChecker::check_b_transport(int, tlm::tlm_generic_payload& gp,
@@ -152,18 +172,23 @@ void ProtectionChecker::check_b_transport(int, tlm::tlm_generic_payload& gp,
     gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (req->op == ProtectionOp::Recheck) {
+    recheck(*req, delay);
+    return;
+  }
   ++checks_;
   const TraceScope slice(trace_, "protection check", req->trace_id, delay);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   delay = check_stage_.pass(now + delay) - now;
   req->status = handle(*req, delay);
   if (req->status != CqeStatus::Success) ++failures_;
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void ProtectionChecker::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
   const ContextChange* change = message_of<ContextChange>(gp);
   if (change && change->kind == ContextKind::Mpt) {
+    ++generation_;
     for (uint32_t i = 0; i < change->count; ++i) cache_.invalidate(change->index + i);
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The MPT unit: keys, windows and regions. Reads MPT entries from the table in host memory
 // through an on-chip cache (mpt.cache_entries, LRU, non-blocking: up to
-// mpt.max_outstanding_misses entry reads in flight, hits under misses, merged misses), applies the rules of protection_rules.h,
-// and writes entries back through the cache when a bind, fast-register or invalidate changes
-// them.
+// mpt.max_outstanding_misses entry reads in flight, hits under misses, merged misses), applies
+// the rules of protection_rules.h, and writes entries back through the cache when a bind,
+// fast-register or invalidate changes them. A generation register counts MPT changes (the
+// driver's, through the context-change register, and its own), so a check made earlier can be
+// confirmed by comparing generations instead of being made again (ProtectionOp::Recheck).
 #pragma once
 
 #include <systemc>
@@ -38,17 +40,23 @@ class ProtectionChecker : public sc_core::sc_module {
   MptEntry* fetch(uint32_t index, sc_core::sc_time& delay);
   bool write_back(uint32_t index, const MptEntry& entry, sc_core::sc_time& delay);
   CqeStatus handle(ProtectionRequest& req, sc_core::sc_time& delay);
+  void recheck(ProtectionRequest& req, sc_core::sc_time& delay);
 
   IcmLayout icm_;
   Clock clock_;
   PipelineStage check_stage_;
   PayloadPool pool_;
   NonBlockingCache<MptEntry> cache_;
+  // One register for the whole table: any change makes every earlier check due again (a
+  // per-entry stamp would spare unrelated regions; timing only, docs/limits.md).
+  uint64_t generation_ = 1;
   TraceTrack trace_;
   Counter& checks_;
   Counter& failures_;
   Counter& binds_;
   Counter& invalidates_;
+  Counter& rechecks_;
+  Counter& rechecks_changed_;
   Counter& hits_;
   Counter& misses_;
   Counter& merged_;
