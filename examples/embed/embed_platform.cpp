@@ -201,7 +201,7 @@ int sc_main(int, char*[]) {
   rnic::FabricConfig fabric;
   embed::Host a("A", config, 0);
   embed::Host b("B", config, 1);
-  rnic::Switch fabric_switch("switch", fabric, config.port);
+  rnic::Switch fabric_switch("switch", rnic::Switch::Config{fabric, config.port, false});
   for (embed::Host* host : {&a, &b}) {  // node-id order
     host->nic.net_isock.bind(fabric_switch.port_tsock);
     fabric_switch.port_isock.bind(host->nic.net_tsock);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Plain parameter structs for every modeled unit. No JSON, no files: the app fills these.
-// Each field carries its unit in its name; defaults are the `default` preset (ConnectX-5-like
-// device, PCIe gen3 x16, 100 Gb/s port). Sources of the numbers: docs/parameters.md.
+// Plain parameter structs, grouped as a scenario sets them (`mtt.*`, `port.*`, ...). No JSON,
+// no files: the app fills these. Each field carries its unit in its name; defaults are the
+// `default` preset (ConnectX-5-like device, PCIe gen3 x16, 100 Gb/s port). Sources of the
+// numbers: docs/parameters.md. Each device unit takes its own struct (`Mtt::Config`, ...),
+// which Rnic cuts from RnicConfig: a unit sees only what it uses.
 #pragma once
 
 #include <cstdint>

@@ -3,15 +3,14 @@
 
 namespace rnic {
 
-Switch::Switch(sc_core::sc_module_name name, const FabricConfig& fabric, const PortConfig& port,
-               const SimConfig& sim)
+Switch::Switch(sc_core::sc_module_name name, const Config& config)
     : sc_module(name),
       port_tsock("port_tsock"),
       port_isock("port_isock"),
       stats(std::string(this->name())),
-      link_latency_(double(fabric.link_latency_ns), sc_core::SC_NS),
-      port_(port),
-      direct_(sim.fast),
+      link_latency_(double(config.fabric.link_latency_ns), sc_core::SC_NS),
+      port_(config.port),
+      direct_(config.fast),
       forwarded_(stats.add("forwarded", "messages", "messages delivered")),
       dropped_(stats.add("dropped", "messages", "messages for a node that does not exist")),
       queued_ps_(stats.add("queued_ps", "ps", "time messages waited for a busy output port")) {

@@ -33,8 +33,12 @@ class Switch : public sc_core::sc_module {
 
   // `sim.fast`: deliver each packet by a direct call from b_transport, with the arrival time
   // as annotated delay (loosely timed), instead of from the delivery thread at that time.
-  Switch(sc_core::sc_module_name name, const FabricConfig& fabric, const PortConfig& port,
-         const SimConfig& sim = SimConfig{});
+  struct Config {
+    FabricConfig fabric;  // fabric.*
+    PortConfig port;      // the ports' line rate and framing (port.*)
+    bool fast = false;    // sim.fast
+  };
+  Switch(sc_core::sc_module_name name, const Config& config);
   StatGroup stats;
 
  private:

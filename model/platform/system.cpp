@@ -32,8 +32,8 @@ System::System(const SystemConfig& config, const std::vector<std::string>& node_
   for (size_t i = 0; i < node_names.size(); ++i) {
     nodes_.push_back(std::make_unique<Node>(node_names[i].c_str(), uint32_t(i), config_));
   }
-  switch_ = std::make_unique<Switch>("switch", config_.fabric, config_.rnic.port,
-                                     config_.rnic.sim);
+  switch_ = std::make_unique<Switch>(
+      "switch", Switch::Config{config_.fabric, config_.rnic.port, config_.rnic.sim.fast});
   for (auto& node : nodes_) {
     node->rnic.net_isock.bind(switch_->port_tsock);
     switch_->port_isock.bind(node->rnic.net_tsock);

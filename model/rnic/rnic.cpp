@@ -3,6 +3,39 @@
 
 namespace rnic {
 
+namespace {
+
+// Each unit gets its own parameter struct, cut from the device's (RnicConfig: what a scenario
+// sets). The unit sees only what it uses.
+Doorbells::Config doorbells_config(const RnicConfig& c) {
+  return {c.timing.clock_mhz, c.timing.doorbell_cycles, c.timing.doorbell_ii_cycles, c.sim.fast};
+}
+QpContext::Config context_config(const RnicConfig& c) { return {c.context, c.timing.clock_mhz}; }
+WqeFetcher::Config fetcher_config(const RnicConfig& c) {
+  return {c.wqe, c.timing.clock_mhz, c.sim.fast};
+}
+ProtectionChecker::Config protection_config(const RnicConfig& c) {
+  return {c.mpt, c.timing.clock_mhz, c.sim.fast};
+}
+Mtt::Config mtt_config(const RnicConfig& c) { return {c.mtt, c.timing.clock_mhz, c.sim.fast}; }
+DmaReadEngine::Config dma_read_config(const RnicConfig& c) {
+  return {c.pcie.max_read_tags, c.pcie.mrrs_bytes, c.dma, c.timing.clock_mhz};
+}
+Requester::Config requester_config(const RnicConfig& c) {
+  return {c.qp, c.adapter_flags, c.timing.clock_mhz, c.sim.fast};
+}
+Responder::Config responder_config(const RnicConfig& c) {
+  return {c.qp, c.timing.clock_mhz, c.timing.responder_cycles, c.timing.responder_ii_cycles,
+          c.sim.fast};
+}
+CompletionEngine::Config completion_config(const RnicConfig& c) {
+  return {c.timing.clock_mhz, c.timing.completion_cycles, c.timing.completion_ii_cycles,
+          c.sim.fast};
+}
+Port::Config port_config(const RnicConfig& c) { return {c.port, c.timing.clock_mhz, c.sim.fast}; }
+
+}  // namespace
+
 template <typename From, typename To>
 void Rnic::bind(From& from, To& to) {
   from.bind(to);
@@ -23,17 +56,17 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
       icm_(IcmLayout::from(config.qp)),
       node_id_(node_id),
       endpoint("endpoint"),
-      doorbells("doorbells", config.timing, config.sim),
-      context("context", config.context, icm_, config.timing.clock_mhz),
-      fetcher("fetcher", config, icm_),
-      protection("protection", config, icm_),
-      mtt("mtt", config, icm_),
-      dma_read("dma_read", config.pcie, config.dma, config.timing.clock_mhz),
+      doorbells("doorbells", doorbells_config(config)),
+      context("context", context_config(config), icm_),
+      fetcher("fetcher", fetcher_config(config), icm_),
+      protection("protection", protection_config(config), icm_),
+      mtt("mtt", mtt_config(config), icm_),
+      dma_read("dma_read", dma_read_config(config)),
       dma_write("dma_write"),
-      requester("requester", config, icm_, node_id),
-      responder("responder", config, icm_, node_id),
-      completion("completion", config, icm_),
-      port("port", config),
+      requester("requester", requester_config(config), icm_, node_id),
+      responder("responder", responder_config(config), icm_, node_id),
+      completion("completion", completion_config(config), icm_),
+      port("port", port_config(config)),
       bench("bench") {
   // Outside faces (hierarchical binding).
   bind(mmio_tsock, doorbells.mmio_tsock);

@@ -70,7 +70,7 @@ TEST_CASE("a bind then a read then a write keep the TLM base protocol on every P
   SystemConfig config;
   CheckedNode node_a("A", 0, config);
   CheckedNode node_b("B", 1, config);
-  Switch fabric("switch", config.fabric, config.rnic.port);
+  Switch fabric("switch", Switch::Config{config.fabric, config.rnic.port, config.rnic.sim.fast});
   for (CheckedNode* node : {&node_a, &node_b}) {
     node->rnic.net_isock.bind(fabric.port_tsock);
     fabric.port_isock.bind(node->rnic.net_tsock);

@@ -19,7 +19,7 @@ namespace {
 constexpr uint64_t kRing = 0x800000;
 
 struct CompletionBench {
-  RnicConfig config;
+  CompletionEngine::Config config;
   IcmLayout icm;
   CompletionEngine engine;
   InitiatorStub requester{"requester"};

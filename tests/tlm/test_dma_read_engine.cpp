@@ -27,7 +27,8 @@ struct ReadBench {
   explicit ReadBench(uint32_t tags = 32, uint32_t channels = 8, uint32_t bytes_per_cycle = 32)
       : config(with_tags(tags)),
         dma(DmaConfig{channels, bytes_per_cycle}),
-        engine("engine", config, dma, 500.0) {
+        engine("engine", DmaReadEngine::Config{config.max_read_tags, config.mrrs_bytes, dma,
+                                               /*clock_mhz=*/500.0}) {
     requester.isock.bind(engine.read_tsock);
     responder.isock.bind(engine.read_tsock);
     engine.dma_isock.bind(memory.tsock);

@@ -16,8 +16,8 @@ namespace {
 // The completion engine takes CQ doorbells and the interrupt address: its sink takes one kind.
 template <typename CompletionMessage = Doorbell>
 struct DoorbellBench {
-  DeviceTiming timing;
-  Doorbells doorbells{"doorbells", timing};
+  Doorbells::Config config;
+  Doorbells doorbells{"doorbells", config};
   InitiatorStub host{"host"};
   MessageSink<Doorbell> fetcher{"fetcher"};
   MessageSink<CompletionMessage> completion{"completion"};

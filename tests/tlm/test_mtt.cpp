@@ -25,7 +25,7 @@ IcmLayout small_layout() {
 }
 
 struct MttBench {
-  RnicConfig config;
+  Mtt::Config config;
   IcmLayout icm = small_layout();
   Mtt mtt;
   InitiatorStub xlate{"xlate"};
@@ -38,8 +38,8 @@ struct MttBench {
     ctrl.isock.bind(mtt.ctrl_tsock);
     mtt.dma_isock.bind(memory.tsock);
   }
-  static RnicConfig with(const MttConfig& m) {
-    RnicConfig c;
+  static Mtt::Config with(const MttConfig& m) {
+    Mtt::Config c;
     c.mtt = m;
     return c;
   }

@@ -16,7 +16,7 @@ using namespace rnic::test;
 namespace {
 
 struct PortBench {
-  RnicConfig config;
+  Port::Config config;
   Port port{"port", config};
   InitiatorStub requester{"requester"};
   InitiatorStub responder{"responder"};

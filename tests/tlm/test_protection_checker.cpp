@@ -22,7 +22,7 @@ constexpr uint8_t kMrTag = 0x11;
 constexpr uint64_t kBase = 0x20000;
 
 struct CheckerBench {
-  RnicConfig config;
+  ProtectionChecker::Config config;
   IcmLayout icm;
   ProtectionChecker checker;
   InitiatorStub requester{"requester"};

@@ -23,7 +23,7 @@ struct ContextBench {
   MemoryStub memory{"memory"};
 
   explicit ContextBench(const QpContextConfig& config)
-      : unit("context", config, icm, /*clock_mhz=*/500.0) {
+      : unit("context", QpContext::Config{config, /*clock_mhz=*/500.0}, icm) {
     engine.isock.bind(unit.lookup_tsock);
     ctrl.isock.bind(unit.ctrl_tsock);
     unit.dma_isock.bind(memory.tsock);

@@ -23,7 +23,7 @@ constexpr uint32_t kGoodToken = 0x201;
 constexpr uint32_t kBadToken = 0x2FF;
 
 struct RequesterBench {
-  RnicConfig config;
+  Requester::Config config;
   IcmLayout icm;
   Requester requester;
   InitiatorStub fetcher{"fetcher"};

@@ -23,7 +23,7 @@ constexpr uint64_t kTargetVa = 0xABC000;
 constexpr uint64_t kRq = 0x300000;
 
 struct ResponderBench {
-  RnicConfig config;
+  Responder::Config config;
   IcmLayout icm;
   Responder responder;
   InitiatorStub port_rx{"port_rx"};

@@ -15,9 +15,8 @@ using namespace rnic::test;
 namespace {
 
 struct SwitchBench {
-  FabricConfig fabric;
-  PortConfig port;
-  Switch sw{"switch", fabric, port};
+  Switch::Config config;
+  Switch sw{"switch", config};
   InitiatorStub node0{"node0"};
   InitiatorStub node1{"node1"};
   MessageSink<Packet> in0{"in0"};

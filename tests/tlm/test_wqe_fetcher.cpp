@@ -19,7 +19,7 @@ constexpr uint32_t kQpn = 3;
 constexpr uint64_t kRing = 0x200000;
 
 struct FetchBench {
-  RnicConfig config;
+  WqeFetcher::Config config;
   IcmLayout icm;
   WqeFetcher fetcher;
   InitiatorStub doorbell{"doorbell"};
@@ -36,8 +36,8 @@ struct FetchBench {
     fetcher.context_isock.bind(contexts.tsock);
     fetcher.work_isock.bind(requester.tsock);
   }
-  static RnicConfig with_batch(uint32_t batch) {
-    RnicConfig c;
+  static WqeFetcher::Config with_batch(uint32_t batch) {
+    WqeFetcher::Config c;
     c.wqe.fetch_batch = batch;
     return c;
   }

@@ -5,7 +5,7 @@
 
 namespace rnic {
 
-CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfig& config,
+CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const Config& config,
                                    const IcmLayout& icm)
     : sc_module(name),
       cqe_tsock("cqe_tsock"),
@@ -15,8 +15,8 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfi
       context_isock("context_isock"),
       stats(std::string(this->name())),
       icm_(icm),
-      clock_(config.timing.clock_mhz),
-      build_stage_(clock_, config.timing.completion_cycles, config.timing.completion_ii_cycles),
+      clock_(config.clock_mhz),
+      build_stage_(clock_, config.build_cycles, config.build_ii_cycles),
       completions_(stats.add("completions", "entries", "completion entries written")),
       errors_(stats.add("error_completions", "entries", "entries with a non-success status")),
       overflows_(stats.add("overflows", "entries", "entries lost to a full CQ (flagged)")),
@@ -30,7 +30,7 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const RnicConfi
           "queue_delay_ns", "completion: hand-over to the start of its CQE write (build + FIFO)")),
       queue_depth_(stats.add_occupancy("queue_depth", "entries",
                                        "completions handed over, their CQE write not started")) {
-  build_stage_.set_contention(!config.sim.fast);
+  build_stage_.set_contention(!config.fast);
   cqe_tsock.register_b_transport(this, &CompletionEngine::cqe_b_transport);
   doorbell_tsock.register_b_transport(this, &CompletionEngine::doorbell_b_transport);
   ctrl_tsock.register_b_transport(this, &CompletionEngine::ctrl_b_transport);

@@ -34,7 +34,13 @@ class CompletionEngine : public sc_core::sc_module {
   InitiatorSocket<CompletionEngine> dma_isock;      // CQE writes
   InitiatorSocket<CompletionEngine> context_isock;  // CQ contexts (QpContext)
 
-  CompletionEngine(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
+  struct Config {
+    double clock_mhz = DeviceTiming{}.clock_mhz;                // device.clock_mhz
+    uint32_t build_cycles = DeviceTiming{}.completion_cycles;    // device.completion_cycles
+    uint32_t build_ii_cycles = DeviceTiming{}.completion_ii_cycles;
+    bool fast = false;  // sim.fast: the builder models no contention
+  };
+  CompletionEngine(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
   StatGroup stats;
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 

@@ -5,18 +5,17 @@
 
 namespace rnic {
 
-DmaReadEngine::DmaReadEngine(sc_core::sc_module_name name, const PcieConfig& config,
-                             const DmaConfig& dma, double clock_mhz)
+DmaReadEngine::DmaReadEngine(sc_core::sc_module_name name, const Config& config)
     : sc_module(name),
       read_tsock("read_tsock"),
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       config_(config),
       tags_(config.max_read_tags),
-      channels_(dma.read_channels),
-      line_time_(sc_core::sc_time(1000.0 / clock_mhz, sc_core::SC_NS) *
-                 double((64 + std::max<uint32_t>(dma.read_bytes_per_cycle, 1) - 1) /
-                        std::max<uint32_t>(dma.read_bytes_per_cycle, 1))),
+      channels_(config.dma.read_channels),
+      line_time_(sc_core::sc_time(1000.0 / config.clock_mhz, sc_core::SC_NS) *
+                 double((64 + std::max<uint32_t>(config.dma.read_bytes_per_cycle, 1) - 1) /
+                        std::max<uint32_t>(config.dma.read_bytes_per_cycle, 1))),
       requests_(stats.add("requests", "requests", "read requests from the engines")),
       read_tlps_(stats.add("read_tlps", "TLPs", "memory read requests issued (MRRS/4K split)")),
       bytes_(stats.add("bytes", "bytes", "bytes read")),

@@ -26,14 +26,19 @@ class DmaReadEngine : public sc_core::sc_module {
   SharedTargetSocket<DmaReadEngine> read_tsock;  // DmaRequest messages
   InitiatorSocket<DmaReadEngine> dma_isock;      // to the PCIe endpoint
 
-  DmaReadEngine(sc_core::sc_module_name name, const PcieConfig& pcie, const DmaConfig& dma,
-                double clock_mhz);
+  struct Config {
+    uint32_t max_read_tags = PcieConfig{}.max_read_tags;  // pcie.max_read_tags
+    uint32_t mrrs_bytes = PcieConfig{}.mrrs_bytes;        // pcie.mrrs
+    DmaConfig dma;                                        // dma.*: read channels
+    double clock_mhz = DeviceTiming{}.clock_mhz;          // device.clock_mhz
+  };
+  DmaReadEngine(sc_core::sc_module_name name, const Config& config);
   StatGroup stats;
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
-  PcieConfig config_;
+  Config config_;
   PayloadPool pool_;
   SlotPool tags_;
   SlotPool channels_;

@@ -7,7 +7,7 @@
 
 namespace rnic {
 
-Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+Requester::Requester(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
                      uint32_t node_id)
     : sc_module(name),
       work_tsock("work_tsock"),
@@ -27,7 +27,7 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
       config_(config),
       icm_(icm),
       node_id_(node_id),
-      clock_(config.timing.clock_mhz),
+      clock_(config.clock_mhz),
       wqes_(stats.add("wqes", "WQEs", "send-queue requests executed")),
       reads_(stats.add("reads", "requests", "RDMA read requests sent")),
       binds_(stats.add("binds", "requests", "bind requests executed")),
@@ -59,7 +59,7 @@ Requester::Requester(sc_core::sc_module_name name, const RnicConfig& config, con
   ctrl_tsock.register_b_transport(this, &Requester::ctrl_b_transport);
   SC_HAS_PROCESS(Requester);
   SC_THREAD(retry_thread);
-  if (config.sim.fast) set_stack_size(4u << 20);  // retransmissions run nested, as in WqeFetcher
+  if (config.fast) set_stack_size(4u << 20);  // retransmissions run nested, as in WqeFetcher
 }
 
 void Requester::retry_thread() {
@@ -120,7 +120,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   const uint32_t wqe_index = work->wqe_index;
   const uint64_t trace_id = work->trace_id;
   ++wqes_;
-  if (!config_.sim.fast) {
+  if (!config_.fast) {
     wait(delay);  // the WQE is decoded; execution starts now
     delay = sc_core::SC_ZERO_TIME;
   }  // fast mode: execution starts at the annotated time, without synchronising
@@ -285,7 +285,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
     --qp.reads_outstanding;
     // The slot frees where the mode frees it: at this call (cycle mode: the count above), or
     // at the response's annotated time (fast mode: the ORD slot pool).
-    read_ended(*p, now.value(), (config_.sim.fast ? now + delay : now).value());
+    read_ended(*p, now.value(), (config_.fast ? now + delay : now).value());
   }
   release_ord_slot(qp, *p, now + delay);
   CqeStatus status = land_response(packet->dst_qpn, *p, *packet, delay);

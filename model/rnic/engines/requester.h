@@ -44,7 +44,13 @@ class Requester : public sc_core::sc_module {
   InitiatorSocket<Requester> context_isock;  // QP contexts (QpContext)
   InitiatorSocket<Requester> qp_event_isock;  // this QP's Responder side: a local error
 
-  Requester(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+  struct Config {
+    QpConfig qp;  // qp.*: ORD, SGEs, transfer size, RNR retries
+    uint32_t adapter_flags = RnicConfig{}.adapter_flags;  // capability bits it honours
+    double clock_mhz = DeviceTiming{}.clock_mhz;          // device.clock_mhz
+    bool fast = false;  // sim.fast: runs ahead of simulated time (temporal decoupling)
+  };
+  Requester(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
             uint32_t node_id);
   StatGroup stats;
   // Execute and response slices on this unit's track; DMA reads of source data on the
@@ -165,7 +171,7 @@ class Requester : public sc_core::sc_module {
   // Local-invalidate fence: waits until every earlier request of the QP has finished.
   void wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay);
 
-  RnicConfig config_;
+  Config config_;
   IcmLayout icm_;
   uint32_t node_id_;
   Clock clock_;

@@ -62,7 +62,7 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
     finish(qp, *p, CqeStatus::Flush);
     return;
   }
-  if (config_.sim.fast) {
+  if (config_.fast) {
     if (qp.ord_slot_count != ord && qp.reads_outstanding == 0) {
       qp.ord_slots.resize(ord);
       qp.ord_slot_count = ord;

@@ -5,7 +5,7 @@
 
 namespace rnic {
 
-Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+Responder::Responder(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
                      uint32_t node_id)
     : sc_module(name),
       request_tsock("request_tsock"),
@@ -25,8 +25,8 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
       config_(config),
       icm_(icm),
       node_id_(node_id),
-      clock_(config.timing.clock_mhz),
-      parse_stage_(clock_, config.timing.responder_cycles, config.timing.responder_ii_cycles),
+      clock_(config.clock_mhz),
+      parse_stage_(clock_, config.parse_cycles, config.parse_ii_cycles),
       requests_(stats.add("read_requests", "requests", "RDMA read requests received")),
       write_requests_(stats.add("write_requests", "requests", "RDMA write requests received")),
       send_requests_(stats.add("send_requests", "requests", "sends received")),
@@ -42,7 +42,7 @@ Responder::Responder(sc_core::sc_module_name name, const RnicConfig& config, con
                                         "read request: arrival to the last response byte sent")),
       ird_in_use_(stats.add_occupancy("ird_in_use", "slots",
                                       "IRD slots held by reads in service, all QPs")) {
-  parse_stage_.set_contention(!config.sim.fast);
+  parse_stage_.set_contention(!config.fast);
   request_tsock.register_b_transport(this, &Responder::request_b_transport);
   ctrl_tsock.register_b_transport(this, &Responder::ctrl_b_transport);
   doorbell_tsock.register_b_transport(this, &Responder::doorbell_b_transport);

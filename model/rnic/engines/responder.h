@@ -40,7 +40,14 @@ class Responder : public sc_core::sc_module {
   InitiatorSocket<Responder> dma_isock;       // QP context and receive-queue reads
   InitiatorSocket<Responder> context_isock;  // QP contexts (QpContext)
 
-  Responder(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm,
+  struct Config {
+    QpConfig qp;                                  // qp.*: IRD, SGEs, transfer size
+    double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
+    uint32_t parse_cycles = DeviceTiming{}.responder_cycles;  // device.responder_cycles
+    uint32_t parse_ii_cycles = DeviceTiming{}.responder_ii_cycles;
+    bool fast = false;  // sim.fast: the parser models no contention
+  };
+  Responder(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
             uint32_t node_id);
   StatGroup stats;
   // Service slices on this unit's track; DMA reads of read data on the DmaReadEngine's track
@@ -87,7 +94,7 @@ class Responder : public sc_core::sc_module {
   void enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay);
   Wqe read_receive(const QpcEntry& qpc, uint32_t index, sc_core::sc_time& delay);
 
-  RnicConfig config_;
+  Config config_;
   IcmLayout icm_;
   uint32_t node_id_;
   Clock clock_;

@@ -6,8 +6,7 @@
 
 namespace rnic {
 
-Doorbells::Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing,
-                     const SimConfig& sim)
+Doorbells::Doorbells(sc_core::sc_module_name name, const Config& config)
     : sc_module(name),
       mmio_tsock("mmio_tsock"),
       fetcher_isock("fetcher_isock"),
@@ -15,15 +14,15 @@ Doorbells::Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing,
       responder_isock("responder_isock"),
       ctrl_isock("ctrl_isock"),
       stats(std::string(this->name())),
-      clock_(timing.clock_mhz),
-      decode_stage_(clock_, timing.doorbell_cycles, timing.doorbell_ii_cycles),
+      clock_(config.clock_mhz),
+      decode_stage_(clock_, config.decode_cycles, config.decode_ii_cycles),
       sq_doorbells_(stats.add("sq_doorbells", "writes", "send-queue doorbells")),
       cq_doorbells_(stats.add("cq_doorbells", "writes", "CQ consumer-index updates")),
       rq_doorbells_(stats.add("rq_doorbells", "writes", "receive-queue doorbells")),
       context_changes_(stats.add("context_changes", "writes", "table change notices")),
       interrupt_setups_(stats.add("interrupt_setups", "writes", "interrupt address settings")),
       unmapped_writes_(stats.add("unmapped_writes", "writes", "writes to no register")) {
-  decode_stage_.set_contention(!sim.fast);
+  decode_stage_.set_contention(!config.fast);
   mmio_tsock.register_b_transport(this, &Doorbells::b_transport);
 }
 

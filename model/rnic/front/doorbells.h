@@ -23,7 +23,13 @@ class Doorbells : public sc_core::sc_module {
   InitiatorSocket<Doorbells> responder_isock;  // receive-queue doorbells
   BroadcastSocket<Doorbells> ctrl_isock;       // context changes, to every caching unit
 
-  Doorbells(sc_core::sc_module_name name, const DeviceTiming& timing, const SimConfig& sim = {});
+  struct Config {
+    double clock_mhz = DeviceTiming{}.clock_mhz;               // device.clock_mhz
+    uint32_t decode_cycles = DeviceTiming{}.doorbell_cycles;    // device.doorbell_cycles
+    uint32_t decode_ii_cycles = DeviceTiming{}.doorbell_ii_cycles;
+    bool fast = false;  // sim.fast: the decoder models no contention
+  };
+  Doorbells(sc_core::sc_module_name name, const Config& config);
   StatGroup stats;
 
  private:

@@ -9,18 +9,19 @@ namespace {
 const char* const kRoleNames[kContextRoles] = {"fetcher", "requester", "responder", "completion"};
 }
 
-QpContext::QpContext(sc_core::sc_module_name name, const QpContextConfig& config,
-                     const IcmLayout& icm, double clock_mhz)
+QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
     : sc_module(name),
       lookup_tsock("lookup_tsock"),
       ctrl_tsock("ctrl_tsock"),
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       icm_(icm),
-      clock_(clock_mhz),
-      lookup_latency_(clock_.cycles(config.lookup_cycles)),
-      qpc_(config.qpc.cache_entries, config.qpc.cache_ways, config.qpc.max_outstanding_misses),
-      cqc_(config.cqc.cache_entries, config.cqc.cache_ways, config.cqc.max_outstanding_misses),
+      clock_(config.clock_mhz),
+      lookup_latency_(clock_.cycles(config.context.lookup_cycles)),
+      qpc_(config.context.qpc.cache_entries, config.context.qpc.cache_ways,
+           config.context.qpc.max_outstanding_misses),
+      cqc_(config.context.cqc.cache_entries, config.context.cqc.cache_ways,
+           config.context.cqc.max_outstanding_misses),
       qpc_stats_(declare("qpc", "qpc")),
       cqc_stats_(declare("cqc", "cqc")) {
   lookup_tsock.register_b_transport(this, &QpContext::lookup_b_transport);

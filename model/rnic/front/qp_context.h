@@ -34,8 +34,11 @@ class QpContext : public sc_core::sc_module {
   TargetSocket<QpContext> ctrl_tsock;          // context changes
   InitiatorSocket<QpContext> dma_isock;        // QPC and CQC tables in host memory
 
-  QpContext(sc_core::sc_module_name name, const QpContextConfig& config, const IcmLayout& icm,
-            double clock_mhz);
+  struct Config {
+    QpContextConfig context;                     // qpc.*, cqc.*, context.lookup_cycles
+    double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
+  };
+  QpContext(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
   StatGroup stats;
   // Context loads (misses) as named slices on this unit's track.
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }

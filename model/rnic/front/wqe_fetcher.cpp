@@ -5,7 +5,7 @@
 
 namespace rnic {
 
-WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm)
+WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
     : sc_module(name),
       doorbell_tsock("doorbell_tsock"),
       ctrl_tsock("ctrl_tsock"),
@@ -13,9 +13,9 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config, c
       context_isock("context_isock"),
       work_isock("work_isock"),
       stats(std::string(this->name())),
-      config_(config),
+      config_(config.wqe),
       icm_(icm),
-      clock_(config.timing.clock_mhz),
+      clock_(config.clock_mhz),
       decode_stage_(clock_, config.wqe.decode_cycles, config.wqe.decode_ii_cycles),
       wqes_fetched_(stats.add("wqes_fetched", "WQEs", "WQEs read from send queues")),
       fetch_reads_(stats.add("fetch_reads", "transactions", "DMA reads of WQE batches")),
@@ -32,7 +32,7 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config, c
       batches_outstanding_(stats.add_occupancy(
           "batches_outstanding", "batches",
           "batch reads in flight or buffered, all QPs (per QP at most wqe.prefetch_depth)")) {
-  decode_stage_.set_contention(!config.sim.fast);
+  decode_stage_.set_contention(!config.fast);
   doorbell_tsock.register_b_transport(this, &WqeFetcher::doorbell_b_transport);
   ctrl_tsock.register_b_transport(this, &WqeFetcher::ctrl_b_transport);
   buffer_.resize(size_t(std::max<uint32_t>(1, config.wqe.fetch_batch)) * kWqeBytes);
@@ -40,7 +40,7 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config, c
   SC_THREAD(fetch_thread);
   // Fast mode: the whole read (request, remote service, response, landing, completion) can
   // run as nested calls on this thread's stack.
-  if (config.sim.fast) set_stack_size(4u << 20);
+  if (config.fast) set_stack_size(4u << 20);
 }
 
 void WqeFetcher::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -153,8 +153,8 @@ void WqeFetcher::fetch_thread() {
 }
 
 void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
-  const uint32_t depth = std::max<uint32_t>(1, config_.wqe.prefetch_depth);
-  const uint32_t batch_limit = std::max<uint32_t>(1, config_.wqe.fetch_batch);
+  const uint32_t depth = std::max<uint32_t>(1, config_.prefetch_depth);
+  const uint32_t batch_limit = std::max<uint32_t>(1, config_.fetch_batch);
   if (q.producer == q.fetched || q.batches >= depth) return;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   QpcEntry context;
@@ -172,7 +172,7 @@ void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
   while (q.producer != q.fetched && q.batches < depth) {
     const uint32_t slot = q.fetched % context.sq_depth;
     const uint32_t batch = std::min({q.producer - q.fetched, batch_limit, context.sq_depth - slot});
-    if (buffered_ + batch > config_.wqe.cache_entries) {
+    if (buffered_ + batch > config_.cache_entries) {
       ++buffer_full_;
       return;
     }

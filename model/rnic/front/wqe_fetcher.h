@@ -39,7 +39,12 @@ class WqeFetcher : public sc_core::sc_module {
   InitiatorSocket<WqeFetcher> context_isock;  // QP contexts (QpContext)
   InitiatorSocket<WqeFetcher> work_isock;     // decoded WQEs to the Requester
 
-  WqeFetcher(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
+  struct Config {
+    WqeConfig wqe;                                // wqe.*
+    double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
+    bool fast = false;  // sim.fast: runs ahead of simulated time (temporal decoupling)
+  };
+  WqeFetcher(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
   StatGroup stats;
   // Fetch slices on this unit's track; WQEs get trace ids of node `node`.
   void attach_trace(TraceSink* sink, uint32_t node) {
@@ -84,7 +89,7 @@ class WqeFetcher : public sc_core::sc_module {
   void discard(QueueState& queue);
   void send_close_marker(uint32_t qpn, QueueState& queue);
 
-  RnicConfig config_;
+  WqeConfig config_;
   IcmLayout icm_;
   Clock clock_;
   PipelineStage decode_stage_;

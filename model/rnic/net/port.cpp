@@ -5,7 +5,7 @@
 
 namespace rnic {
 
-Port::Port(sc_core::sc_module_name name, const RnicConfig& config)
+Port::Port(sc_core::sc_module_name name, const Config& config)
     : sc_module(name),
       tx_tsock("tx_tsock"),
       wire_isock("wire_isock"),
@@ -14,13 +14,13 @@ Port::Port(sc_core::sc_module_name name, const RnicConfig& config)
       response_isock("response_isock"),
       stats(std::string(this->name())),
       config_(config.port),
-      clock_(config.timing.clock_mhz),
+      clock_(config.clock_mhz),
       wire_(config.port.gbps / 8.0),
       tx_packets_(stats.add("tx_packets", "packets", "packets sent (MTU segments)")),
       tx_bytes_(stats.add("tx_bytes", "bytes", "bytes sent, headers included")),
       rx_packets_(stats.add("rx_packets", "messages", "messages received")),
       rx_bytes_(stats.add("rx_bytes", "bytes", "bytes received, headers included")) {
-  wire_.set_contention(!config.sim.fast);
+  wire_.set_contention(!config.fast);
   wire_.count_busy(&stats.add("tx_busy_ps", "ps", "time the port was sending").value);
   tx_tsock.register_b_transport(this, &Port::tx_b_transport);
   wire_tsock.register_b_transport(this, &Port::rx_b_transport);

@@ -26,7 +26,12 @@ class Port : public sc_core::sc_module {
   InitiatorSocket<Port> request_isock;        // received requests -> Responder
   InitiatorSocket<Port> response_isock;       // received responses -> Requester
 
-  Port(sc_core::sc_module_name name, const RnicConfig& config);
+  struct Config {
+    PortConfig port;                              // port.*
+    double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
+    bool fast = false;  // sim.fast: the wire models no contention
+  };
+  Port(sc_core::sc_module_name name, const Config& config);
   StatGroup stats;
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 

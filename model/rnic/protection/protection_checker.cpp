@@ -5,7 +5,7 @@
 
 namespace rnic {
 
-ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const RnicConfig& config,
+ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config& config,
                                      const IcmLayout& icm)
     : sc_module(name),
       check_tsock("check_tsock"),
@@ -13,7 +13,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const RnicCon
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       icm_(icm),
-      clock_(config.timing.clock_mhz),
+      clock_(config.clock_mhz),
       check_stage_(clock_, config.mpt.check_cycles, config.mpt.check_ii_cycles),
       cache_(config.mpt.cache_entries, config.mpt.cache_entries, config.mpt.max_outstanding_misses),
       checks_(stats.add("checks", "requests", "protection checks and binds")),
@@ -34,7 +34,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const RnicCon
       misses_in_flight_(
           stats.add_occupancy("misses_outstanding", "misses",
                               "entry reads in flight (at most mpt.max_outstanding_misses)")) {
-  check_stage_.set_contention(!config.sim.fast);
+  check_stage_.set_contention(!config.fast);
   check_tsock.register_b_transport(this, &ProtectionChecker::check_b_transport);
   ctrl_tsock.register_b_transport(this, &ProtectionChecker::ctrl_b_transport);
 }

@@ -29,7 +29,12 @@ class ProtectionChecker : public sc_core::sc_module {
   TargetSocket<ProtectionChecker> ctrl_tsock;         // context changes
   InitiatorSocket<ProtectionChecker> dma_isock;       // MPT table in host memory
 
-  ProtectionChecker(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
+  struct Config {
+    MptConfig mpt;                                // mpt.*
+    double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
+    bool fast = false;  // sim.fast: the check pipeline models no contention
+  };
+  ProtectionChecker(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
   StatGroup stats;
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 

@@ -7,14 +7,14 @@
 
 namespace rnic {
 
-Mtt::Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm)
+Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
     : sc_module(name),
       xlate_tsock("xlate_tsock"),
       ctrl_tsock("ctrl_tsock"),
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       icm_(icm),
-      clock_(config.timing.clock_mhz),
+      clock_(config.clock_mhz),
       lookup_stage_(clock_, config.mtt.lookup_cycles, config.mtt.lookup_ii_cycles),
       config_(config.mtt),
       cache_(config.mtt.cache_entries, config.mtt.cache_ways, config.mtt.max_outstanding_misses),
@@ -34,7 +34,7 @@ Mtt::Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout
                               "line reads in flight (at most mtt.max_outstanding_misses)")) {
   if (config_.entries_per_fetch == 0) config_.entries_per_fetch = 1;
   line_.resize(size_t(config_.entries_per_fetch) * kMttEntryBytes);
-  lookup_stage_.set_contention(!config.sim.fast);
+  lookup_stage_.set_contention(!config.fast);
   xlate_tsock.register_b_transport(this, &Mtt::xlate_b_transport);
   ctrl_tsock.register_b_transport(this, &Mtt::ctrl_b_transport);
 }

@@ -28,7 +28,12 @@ class Mtt : public sc_core::sc_module {
   TargetSocket<Mtt> ctrl_tsock;         // context changes (MTT ranges rewritten)
   InitiatorSocket<Mtt> dma_isock;       // MTT table in host memory
 
-  Mtt(sc_core::sc_module_name name, const RnicConfig& config, const IcmLayout& icm);
+  struct Config {
+    MttConfig mtt;                                // mtt.*
+    double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
+    bool fast = false;  // sim.fast: the lookup pipeline models no contention
+  };
+  Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
   StatGroup stats;
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 
