@@ -3,6 +3,7 @@
 // port / completion engine, the QP context in a memory stub.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -153,6 +154,17 @@ struct RequesterBench {
     }
     port_rx.send(r);
   }
+  // One 100-byte read over two sinks at 0x60000; 2 us later its request is answered, after
+  // `meanwhile` (what changes while the read is out).
+  void read_answered_later(const std::function<void()>& meanwhile) {
+    fetcher.script = [this] { post(read(42, kGoodToken, 0x60000, 100), 17); };
+    port_rx.script = [this, meanwhile] {
+      sc_core::wait(sc_core::sc_time(2, sc_core::SC_US));
+      REQUIRE(tx.size() == 1);
+      meanwhile();
+      respond(tx[0]);
+    };
+  }
 };
 
 }  // namespace
@@ -160,13 +172,7 @@ struct RequesterBench {
 TEST_CASE("requester: a read sends a request and lands the response in the sinks",
           "[tlm][requester]") {
   RequesterBench t;
-  t.fetcher.script = [&] { t.post(RequesterBench::read(42, kGoodToken, 0x60000, 100), 17); };
-  t.port_rx.script = [&] {
-    sc_core::wait(sc_core::sc_time(2, sc_core::SC_US));
-    REQUIRE(t.tx.size() == 1);
-    REQUIRE(t.cq.size() == 0);  // nothing completes before the response
-    t.respond(t.tx[0]);
-  };
+  t.read_answered_later([&] { REQUIRE(t.cq.size() == 0); });  // nothing completes before
   run_simulation();
   // The sink checks: both SGEs, local write + read sink, the QP's PD; when the response
   // lands, one recheck with the MPT generation of the first check (nothing changed: no
@@ -213,13 +219,8 @@ TEST_CASE("requester: a read sends a request and lands the response in the sinks
 TEST_CASE("requester: an MPT change while a read is out checks its sinks again in full",
           "[tlm][requester]") {
   RequesterBench t;
-  t.fetcher.script = [&] { t.post(RequesterBench::read(42, kGoodToken, 0x60000, 100), 17); };
-  t.port_rx.script = [&] {
-    sc_core::wait(sc_core::sc_time(2, sc_core::SC_US));
-    REQUIRE(t.tx.size() == 1);
-    t.mpt_generation = 8;  // some MPT entry changed; the sink's token still passes
-    t.respond(t.tx[0]);
-  };
+  // Some MPT entry changed; the sink's token still passes.
+  t.read_answered_later([&] { t.mpt_generation = 8; });
   run_simulation();
   REQUIRE(t.check.size() == 5);
   CHECK(t.check[2].op == ProtectionOp::Recheck);
@@ -239,14 +240,10 @@ TEST_CASE("requester: an MPT change while a read is out checks its sinks again i
 TEST_CASE("requester: a sink invalidated while its read is out gets no byte",
           "[tlm][requester]") {
   RequesterBench t;
-  t.fetcher.script = [&] { t.post(RequesterBench::read(42, kGoodToken, 0x60000, 100), 17); };
-  t.port_rx.script = [&] {
-    sc_core::wait(sc_core::sc_time(2, sc_core::SC_US));
-    REQUIRE(t.tx.size() == 1);
-    t.mpt_generation = 8;  // the sink's MR was invalidated
+  t.read_answered_later([&] {  // the sink's MR was invalidated
+    t.mpt_generation = 8;
     t.valid_token = 0;
-    t.respond(t.tx[0]);
-  };
+  });
   run_simulation();
   REQUIRE(t.check.size() == 4);  // two checks, the recheck, the first sink refused
   CHECK(t.check[3].token == kGoodToken);
