@@ -97,13 +97,6 @@ Requester::QpState& Requester::state(uint32_t qpn) {
   return qp;
 }
 
-Requester::Pending* Requester::find(QpState& qp, uint64_t sequence) {
-  if (qp.pending.empty()) return nullptr;
-  const uint64_t first = qp.pending.front().sequence;
-  if (sequence < first || sequence - first >= qp.pending.size()) return nullptr;
-  return &qp.pending[size_t(sequence - first)];
-}
-
 void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   const WorkRequest* work = message_of<WorkRequest>(gp);
   if (!work) {
@@ -127,19 +120,17 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   const TraceScope slice(trace_, "execute", trace_id, delay);
 
   QpState& qp = state(qpn);
-  const uint64_t sequence = qp.next_sequence++;
   Pending entry;
-  entry.sequence = sequence;
   entry.wr_id = wqe.wr_id;
   entry.wqe_index = wqe_index;
   entry.trace_id = trace_id;
   entry.opcode = wqe.opcode;
   entry.flags = wqe.flags;
   entry.started_ps = (sc_core::sc_time_stamp() + delay).value();
-  qp.pending.push_back(entry);
+  const uint64_t sequence = qp.queue.post(entry).sequence;
 
   // READ_FENCE: no request starts before every earlier read of the QP has completed.
-  if ((wqe.flags & kWqeFlagReadFence) && !qp.error) wait_for_read_slot(qp, 1, delay);
+  if ((wqe.flags & kWqeFlagReadFence) && !qp.queue.in_error()) wait_for_read_slot(qp, 1, delay);
   Pending* fenced = find(qp, sequence);
   if (!fenced || fenced->done) {  // flushed while it waited
     retire(qpn, qp, delay);
@@ -147,13 +138,13 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   }
   QpcEntry context_entry;
   const QpcEntry* context = qpc(qpn, &context_entry, delay, fenced->trace_id);
-  if (qp.error) {
+  if (qp.queue.in_error()) {
     ++flushed_;
-    finish(qp, qp.pending.back(), CqeStatus::Flush);
+    finish(qp, *fenced, CqeStatus::Flush);
   } else if (!context || !context->valid || !context->connected || !wqe_well_formed(wqe)) {
     // No usable QP context, or a malformed WQE (a flag its opcode does not define, inline
     // data that does not fit): a local QP operation error, STATUS_INTERNAL_ERROR (SPEC.md 3).
-    finish(qp, qp.pending.back(), CqeStatus::LocalQpOperation);
+    finish(qp, *fenced, CqeStatus::LocalQpOperation);
   } else if (wqe.opcode == WqeOpcode::Read) {
     const QpcEntry copy = *context;
     execute_read(qpn, qp, copy, sequence, wqe, delay);
@@ -181,17 +172,17 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     if (p && !p->done) finish(qp, *p, status);
   } else {
     // Not executed by this version of the device: a local QP operation error.
-    finish(qp, qp.pending.back(), CqeStatus::LocalQpOperation);
+    finish(qp, *fenced, CqeStatus::LocalQpOperation);
   }
   retire(qpn, qp, delay);
 }
 
 void Requester::wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay) {
-  if (qp.reads_outstanding < limit || qp.error) return;
+  if (qp.reads_outstanding < limit || qp.queue.in_error()) return;
   ++ord_stalls_;
   wait(delay);
   delay = sc_core::SC_ZERO_TIME;
-  while (qp.reads_outstanding >= limit && !qp.error) wait(*qp.progress);
+  while (qp.reads_outstanding >= limit && !qp.queue.in_error()) wait(*qp.progress);
 }
 
 bool Requester::sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay) {
@@ -311,30 +302,25 @@ void Requester::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   const QpErrorEvent* event = message_of<QpErrorEvent>(gp);
   if (!event) return;
   QpState& qp = state(event->qpn);
-  if (qp.error) return;
+  if (qp.queue.in_error()) return;
   // The responder side of this QP failed: flush everything not finished yet.
   flush_all(qp);
   retire(event->qpn, qp, delay);
 }
 
 void Requester::flush_all(QpState& qp) {
-  qp.error = true;
-  // Every request not completed yet completes CANCELLED (SPEC.md 4 Flush), also one that has
-  // ended but waits behind an earlier one still running: its completion would come after
-  // that one's CANCELLED, where only CANCELLED may follow.
-  for (Pending& p : qp.pending) {
-    if (!p.done || p.status == CqeStatus::Success) ++flushed_;
-    if (p.awaiting_response && p.opcode == WqeOpcode::Read) {
-      --qp.reads_outstanding;
-      const uint64_t now_ps = sc_core::sc_time_stamp().value();
-      read_ended(p, now_ps, now_ps);
-    }
-    release_ord_slot(qp, p, sc_core::sc_time_stamp());
-    p.awaiting_response = false;
-    p.done = true;
-    p.status = CqeStatus::Flush;
-  }
+  flushed_ += qp.queue.flush_all([&](Pending& p) { cancel(qp, p); });
   qp.progress->notify(sc_core::SC_ZERO_TIME);
+}
+
+void Requester::cancel(QpState& qp, Pending& p) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (p.awaiting_response && p.opcode == WqeOpcode::Read) {
+    --qp.reads_outstanding;
+    read_ended(p, now.value(), now.value());
+  }
+  release_ord_slot(qp, p, now);
+  p.awaiting_response = false;
 }
 
 void Requester::close(uint32_t qpn, sc_core::sc_time& delay) {
@@ -361,62 +347,29 @@ void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   } else if (change && change->kind == ContextKind::Qpc) {
     auto it = qps_.find(change->index);
     // A QP being (re)created starts clean; one being connected has no requests yet.
-    if (it != qps_.end() && it->second.pending.empty()) {
-      it->second.error = false;
-      it->second.reads_outstanding = 0;
-    }
+    if (it != qps_.end() && it->second.queue.reset_if_idle()) it->second.reads_outstanding = 0;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
-  p.done = true;
-  p.status = status;
-  qp.progress->notify(sc_core::SC_ZERO_TIME);
-  if (status != CqeStatus::Success && status != CqeStatus::Flush) {
-    ++errors_;
-    // Completions leave in posting order, so the first error completion is that of the
-    // earliest failed request, not of the first to fail: a later request can fail a local
-    // check, or its NAK overtake, while an earlier read still waits. Everything after the
-    // earliest error completes CANCELLED (SPEC.md 4), a later error included.
-    flush_after(qp, p.sequence);
-    if (!qp.error) {
-      qp.error = true;
-      // The whole QP enters the error state: its responder side flushes the posted receives
-      // and refuses further requests (SPEC.md 4), once this error's completion is out.
-      qp.responder_notice = status;
-    }
-  }
-}
-
-void Requester::flush_after(QpState& qp, uint64_t sequence) {
-  for (Pending& later : qp.pending) {
-    if (later.sequence <= sequence) continue;
-    if (later.awaiting_response && later.opcode == WqeOpcode::Read) {
-      --qp.reads_outstanding;
-      const uint64_t now_ps = sc_core::sc_time_stamp().value();
-      read_ended(later, now_ps, now_ps);
-    }
-    release_ord_slot(qp, later, sc_core::sc_time_stamp());
-    later.awaiting_response = false;
-    if (!later.done || later.status != CqeStatus::Flush) ++flushed_;
-    if (later.done && later.status != CqeStatus::Success && later.status != CqeStatus::Flush)
-      --errors_.value;  // an error behind an earlier one: it completes CANCELLED instead
-    later.done = true;
-    later.status = CqeStatus::Flush;
-  }
+  if (is_error_status(status)) ++errors_;
+  const auto outcome = qp.queue.finish(p, status, [&](Pending& later) { cancel(qp, later); });
+  flushed_ += outcome.cancelled;
+  errors_.value -= outcome.errors_revoked;  // errors behind this one complete CANCELLED
+  // The whole QP enters the error state: its responder side flushes the posted receives and
+  // refuses further requests (SPEC.md 4), once this error's completion is out.
+  if (outcome.entered_error) qp.responder_notice = status;
   qp.progress->notify(sc_core::SC_ZERO_TIME);
 }
 
 void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
   QpcEntry context_entry;
   const QpcEntry* context = qpc(qpn, &context_entry, delay);
-  while (!qp.pending.empty() && qp.pending.front().done) {
-    const Pending p = std::move(qp.pending.front());
-    qp.pending.pop_front();
+  qp.queue.retire([&](const Pending& p) {
     if (p.sent) record_latency(p, (sc_core::sc_time_stamp() + delay).value());
-    if (p.status == CqeStatus::Success && (p.flags & kWqeFlagSilentSuccess)) continue;
-    if (!context) continue;  // no QP context: nowhere to complete (counted as an error)
+    if (p.status == CqeStatus::Success && (p.flags & kWqeFlagSilentSuccess)) return;
+    if (!context) return;  // no QP context: nowhere to complete (counted as an error)
     CompletionRecord record;
     record.cqn = context->cqn;
     record.cqe.status = p.status;
@@ -430,8 +383,8 @@ void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
     sc_core::sc_time d = delay;
     send_message(pool_, cq_isock, record, d);
     ++completions_;
-  }
-  if (qp.responder_notice != CqeStatus::Success && !has_error_pending(qp)) {
+  });
+  if (qp.responder_notice != CqeStatus::Success && !qp.queue.error_pending()) {
     QpErrorEvent event{qpn, qp.responder_notice};
     qp.responder_notice = CqeStatus::Success;
     sc_core::sc_time d = delay;
@@ -462,7 +415,7 @@ void Requester::record_latency(const Pending& p, uint64_t end_ps) {
 
 uint32_t Requester::wqes_in_flight() const {
   size_t n = 0;
-  for (const auto& [qpn, qp] : qps_) n += qp.pending.size();
+  for (const auto& [qpn, qp] : qps_) n += qp.queue.size();
   return uint32_t(n);
 }
 
@@ -470,14 +423,6 @@ uint32_t Requester::reads_outstanding() const {
   uint32_t n = 0;
   for (const auto& [qpn, qp] : qps_) n += qp.reads_outstanding;
   return n;
-}
-
-bool Requester::has_error_pending(const QpState& qp) {
-  // The error completion has not been retired yet if a non-flush error is still queued.
-  for (const Pending& p : qp.pending) {
-    if (p.done && p.status != CqeStatus::Success && p.status != CqeStatus::Flush) return true;
-  }
-  return false;
 }
 
 }  // namespace rnic

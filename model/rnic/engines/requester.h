@@ -17,6 +17,7 @@
 
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/engines/send_queue.h"
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
 #include "tlm/payload_pool.h"
@@ -102,17 +103,15 @@ class Requester : public sc_core::sc_module {
   };
   struct QpState {
     uint32_t qpn = 0;
-    // Posting order; deque keeps references stable on push. A Pending is larger than a deque
-    // node's 512 B target, so each push allocated a node: recycled instead.
-    std::deque<Pending, RecyclingAllocator<Pending>> pending;
-    uint64_t next_sequence = 0;
+    // Requests in posting order and the completion rules (send_queue.h). A Pending is larger
+    // than a deque node's 512 B target, so each post allocated a node: recycled instead.
+    SendQueue<Pending, RecyclingAllocator<Pending>> queue;
     uint32_t reads_outstanding = 0;
     // Fast mode: read responses arrive as nested calls, so the count above never reaches
     // ORD; instead each read holds a slot until its response's (annotated) time, and a read
     // starts no earlier than a slot is free: ORD still spaces reads in simulated time.
     SlotPool ord_slots;
     uint32_t ord_slot_count = 0;
-    bool error = false;
     // A local error still to be told to the responder side, after its completion is out.
     CqeStatus responder_notice = CqeStatus::Success;
     // Notified whenever a request of this QP finishes (ORD slots, fences).
@@ -129,7 +128,7 @@ class Requester : public sc_core::sc_module {
   const QpcEntry* qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
                       uint64_t trace_id = 0);
   QpState& state(uint32_t qpn);
-  Pending* find(QpState& qp, uint64_t sequence);
+  static Pending* find(QpState& qp, uint64_t sequence) { return qp.queue.find(sequence); }
   void execute_read(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,
                     const Wqe& wqe, sc_core::sc_time& delay);
   // Write, Send, SendAndInvalidate: reads the source SGEs and transmits the data.
@@ -149,6 +148,8 @@ class Requester : public sc_core::sc_module {
   CqeStatus check_sgl(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint16_t access,
                       Pending& p, uint64_t* total, sc_core::sc_time& delay);
   void flush_all(QpState& qp);
+  // What a cancelled request gives back: its read slot, its ORD slot.
+  void cancel(QpState& qp, Pending& p);
   // The close marker of `qpn` (WorkRequest::close): see ContextKind::QpClose.
   void close(uint32_t qpn, sc_core::sc_time& delay);
   CqeStatus land_response(uint32_t qpn, Pending& p, const Packet& packet, sc_core::sc_time& delay);
@@ -157,9 +158,7 @@ class Requester : public sc_core::sc_module {
   bool sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay);
   // Ends `p` with `status`; an error also flushes every later request of the QP.
   void finish(QpState& qp, Pending& p, CqeStatus status);
-  void flush_after(QpState& qp, uint64_t sequence);
   void retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
-  static bool has_error_pending(const QpState& qp);
   void retry_thread();
   void wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay);
   // Fast mode: frees p's ORD slot at `at` (absolute), if it holds one.

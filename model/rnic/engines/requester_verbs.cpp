@@ -58,7 +58,7 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
   wait_for_read_slot(qp, ord, delay);
   p = find(qp, sequence);
   if (!p || p->done) return;  // flushed while it waited
-  if (qp.error) {
+  if (qp.queue.in_error()) {
     finish(qp, *p, CqeStatus::Flush);
     return;
   }
@@ -215,7 +215,7 @@ CqeStatus Requester::execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntr
                                         sc_core::sc_time& delay) {
   wait_for_earlier(qp, sequence, delay);
   const Pending* p = find(qp, sequence);
-  if (!p || p->done || qp.error) return CqeStatus::Flush;
+  if (!p || p->done || qp.queue.in_error()) return CqeStatus::Flush;
   ProtectionRequest req;
   req.trace_id = trace_id;
   req.op = ProtectionOp::Invalidate;
@@ -230,18 +230,11 @@ CqeStatus Requester::execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntr
 }
 
 void Requester::wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay) {
-  auto earlier_pending = [&] {
-    for (const Pending& p : qp.pending) {
-      if (p.sequence >= sequence) break;
-      if (!p.done) return true;
-    }
-    return false;
-  };
-  if (!earlier_pending()) return;
+  if (!qp.queue.running_before(sequence)) return;
   ++ord_stalls_;
   wait(delay);
   delay = sc_core::SC_ZERO_TIME;
-  while (earlier_pending() && !qp.error) wait(*qp.progress);
+  while (qp.queue.running_before(sequence) && !qp.queue.in_error()) wait(*qp.progress);
 }
 
 }  // namespace rnic

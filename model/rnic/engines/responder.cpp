@@ -57,8 +57,7 @@ const QpcEntry* Responder::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time
 }
 
 void Responder::enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay) {
-  if (qp.error) return;
-  qp.error = true;
+  if (!qp.receives.enter_error()) return;
   flush_receives(qpn, qp, delay);
   QpErrorEvent event{qpn, cause};
   sc_core::sc_time d = delay;
@@ -174,7 +173,7 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
       qp.ird = ird;
       qp.in_service.resize(ird);
     }
-    if (qp.error) {
+    if (qp.receives.in_error()) {
       // A QP in the error state drops incoming packets (IB); the requester's retries then run
       // out. The retransmissions are not simulated one by one, only their outcome.
       status = CqeStatus::RetryExceeded;
@@ -216,20 +215,20 @@ void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     auto it = qps_.find(change->index);
     // (Re)created or connected: a fresh QP. A QP being created has an empty receive queue;
     // receives posted before Connect stay.
-    if (it != qps_.end()) it->second.error = false;
+    if (it != qps_.end()) it->second.receives.leave_error();
   } else if (change && change->kind == ContextKind::QpFlush) {
     QpState& qp = qps_[change->index];
-    qp.error = true;
+    qp.receives.enter_error();
     sc_core::sc_time d = delay;
     flush_receives(change->index, qp, d);
   } else if (change && change->kind == ContextKind::QpClose) {
     // Receives left (none after a flush) complete now, ahead of the requester's close marker;
     // a QP created later with this number starts with an empty receive queue.
     QpState& qp = qps_[change->index];
-    qp.error = true;
+    qp.receives.enter_error();
     sc_core::sc_time d = delay;
     flush_receives(change->index, qp, d);
-    qp.rq_producer = qp.rq_consumer = 0;
+    qp.receives.clear();
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

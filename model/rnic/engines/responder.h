@@ -14,6 +14,7 @@
 
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/engines/receive_queue.h"
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
 #include "tlm/payload_pool.h"
@@ -59,11 +60,9 @@ class Responder : public sc_core::sc_module {
 
  private:
   struct QpState {
-    bool error = false;
+    ReceiveQueue receives;  // posted receives and the QP's error state (receive_queue.h)
     uint32_t ird = 0;
     SlotPool in_service{1};
-    uint32_t rq_producer = 0;  // from receive doorbells
-    uint32_t rq_consumer = 0;  // receives used or flushed
   };
 
   void request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

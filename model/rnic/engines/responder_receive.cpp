@@ -11,9 +11,9 @@ void Responder::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   const Doorbell* db = message_of<Doorbell>(gp);
   if (!db || db->number >= icm_.qpc_entries) return;
   QpState& qp = qps_[db->number];
-  qp.rq_producer = db->index;
+  qp.receives.post(db->index);
   // Receives posted to a QP in the error state complete at once with a flush status.
-  if (qp.error) flush_receives(db->number, qp, delay);
+  if (qp.receives.in_error()) flush_receives(db->number, qp, delay);
 }
 
 void Responder::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -21,8 +21,7 @@ void Responder::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   const QpErrorEvent* event = message_of<QpErrorEvent>(gp);
   if (!event || event->qpn >= icm_.qpc_entries) return;
   QpState& qp = qps_[event->qpn];
-  if (qp.error) return;
-  qp.error = true;
+  if (!qp.receives.enter_error()) return;
   flush_receives(event->qpn, qp, delay);
 }
 
@@ -48,16 +47,10 @@ void Responder::complete(const QpcEntry& context, const Cqe& cqe, sc_core::sc_ti
 void Responder::flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
   QpcEntry found_entry;
   const QpcEntry* found = qpc(qpn, &found_entry, delay);
-  if (!found || found->rq_depth == 0) {
-    qp.rq_consumer = qp.rq_producer;
-    return;
-  }
+  const ReceiveQueue::Range flushed = qp.receives.take_all(found ? found->rq_depth : 0);
+  if (flushed.size() == 0) return;
   const QpcEntry context = *found;
-  // A producer index more than a ring ahead is a driver bug: flush at most one ring.
-  if (qp.rq_producer - qp.rq_consumer > context.rq_depth)
-    qp.rq_consumer = qp.rq_producer - context.rq_depth;
-  while (qp.rq_consumer != qp.rq_producer) {
-    const uint32_t index = qp.rq_consumer++;
+  for (uint32_t index = flushed.first; index != flushed.end; ++index) {
     const Wqe receive = read_receive(context, index, delay);
     Cqe cqe;
     cqe.status = CqeStatus::Flush;
@@ -146,12 +139,12 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, c
 CqeStatus Responder::serve_send(const Packet& request, const QpcEntry& context, QpState& qp,
                                 bool* rnr, sc_core::sc_time& delay) {
   ++send_requests_;
-  if (context.rq_depth == 0 || qp.rq_consumer == qp.rq_producer) {
+  uint32_t index = 0;
+  if (!qp.receives.take(context.rq_depth, &index)) {
     ++rnr_naks_;
     *rnr = true;
     return CqeStatus::Success;
   }
-  const uint32_t index = qp.rq_consumer++;
   ++receives_;
   const Wqe receive = read_receive(context, index, delay);
   Cqe cqe;
