@@ -34,7 +34,31 @@ bool ProtectionMonitor::read(uint64_t addr, void* data, uint32_t length) {
   return link_isock->transport_dbg(gp) == length;
 }
 
+namespace {
+
+bool in_ring(uint64_t addr, uint64_t length, uint64_t base, uint64_t entries, uint64_t bytes) {
+  return addr >= base && addr + length <= base + entries * bytes;
+}
+
+bool qp_rings_hold(const QpcEntry& qpc, uint64_t addr, uint64_t length) {
+  return qpc.valid && (in_ring(addr, length, qpc.sq_base, qpc.sq_depth, kWqeBytes) ||
+                       in_ring(addr, length, qpc.rq_base, qpc.rq_depth, kWqeBytes));
+}
+
+bool cq_ring_holds(const CqcEntry& cqc, uint64_t addr, uint64_t length) {
+  return cqc.valid && in_ring(addr, length, cqc.ring_base, cqc.depth, kCqeBytes);
+}
+
+}  // namespace
+
+bool ProtectionMonitor::in_recent_queue_ring(uint64_t addr, uint64_t length) {
+  uint8_t raw[kQpcEntryBytes];
+  return recent_qpn_ != 0 && read(icm_.qpc_addr(recent_qpn_), raw, kQpcEntryBytes) &&
+         qp_rings_hold(recent_qpc_.from(raw), addr, length);
+}
+
 bool ProtectionMonitor::in_queue_ring(uint64_t addr, uint64_t length) {
+  if (in_recent_queue_ring(addr, length)) return true;
   uint8_t raw[kQpcEntryBytes];
   for (uint32_t qpn = 1; qpn < icm_.qpc_entries; ++qpn) {
     if (!read(icm_.qpc_addr(qpn), raw, kQpcEntryBytes)) return false;
@@ -42,24 +66,33 @@ bool ProtectionMonitor::in_queue_ring(uint64_t addr, uint64_t length) {
     // QP numbers are handed out in order, closed ones again later: the first never-used
     // entry ends the scan.
     if (!qpc.valid && !qpc.retired) break;
-    if (!qpc.valid) continue;
-    if (addr >= qpc.sq_base && addr + length <= qpc.sq_base + uint64_t(qpc.sq_depth) * kWqeBytes)
+    if (qp_rings_hold(qpc, addr, length)) {
+      recent_qpn_ = qpn;
+      recent_qpc_.from(raw);
       return true;
-    if (addr >= qpc.rq_base && addr + length <= qpc.rq_base + uint64_t(qpc.rq_depth) * kWqeBytes)
-      return true;
+    }
   }
   return false;
 }
 
+bool ProtectionMonitor::in_recent_cq_ring(uint64_t addr, uint64_t length) {
+  uint8_t raw[kCqcEntryBytes];
+  return recent_cqn_ != 0 && read(icm_.cqc_addr(recent_cqn_), raw, kCqcEntryBytes) &&
+         cq_ring_holds(recent_cqc_.from(raw), addr, length);
+}
+
 bool ProtectionMonitor::in_cq_ring(uint64_t addr, uint64_t length) {
+  if (in_recent_cq_ring(addr, length)) return true;
   uint8_t raw[kCqcEntryBytes];
   for (uint32_t cqn = 1; cqn < icm_.cqc_entries; ++cqn) {
     if (!read(icm_.cqc_addr(cqn), raw, kCqcEntryBytes)) return false;
     const CqcEntry cqc = CqcEntry::decode(raw);
     if (!cqc.valid && !cqc.retired) break;  // as for QPs
-    if (!cqc.valid) continue;
-    if (addr >= cqc.ring_base && addr + length <= cqc.ring_base + uint64_t(cqc.depth) * kCqeBytes)
+    if (cq_ring_holds(cqc, addr, length)) {
+      recent_cqn_ = cqn;
+      recent_cqc_.from(raw);
       return true;
+    }
   }
   return false;
 }
@@ -86,13 +119,14 @@ bool ProtectionMonitor::in_valid_region(uint64_t addr, uint64_t length) {
   // Recent matches first (streams touch the same pages again), each re-read from host memory.
   uint8_t raw[kMptEntryBytes];
   for (size_t i = 0; i < recent_.size(); ++i) {
-    const Match m = recent_[i];
+    Match& m = recent_[i];
     if (!read(icm_.mpt_addr(m.index), raw, kMptEntryBytes)) continue;
-    const MptEntry mr = MptEntry::decode(raw);
+    const MptEntry& mr = m.mpt.from(raw);
     for (uint64_t page : {m.page, m.page + 1}) {
       if (page_covers(mr, page, addr, length)) {
-        recent_.erase(recent_.begin() + long(i));
-        recent_.insert(recent_.begin(), Match{m.index, page});
+        m.page = page;
+        if (i > 0) std::rotate(recent_.begin(), recent_.begin() + long(i),
+                               recent_.begin() + long(i) + 1);  // to the front
         return true;
       }
     }
@@ -116,7 +150,9 @@ bool ProtectionMonitor::in_valid_region(uint64_t addr, uint64_t length) {
       const uint64_t pages = (mr.base_va + mr.length - page_base_va + page_bytes - 1) / page_bytes;
       for (uint64_t page = 0; page < pages && page < mr.page_capacity; ++page) {
         if (!page_covers(mr, page, addr, length)) continue;
-        recent_.insert(recent_.begin(), Match{first + k, page});
+        Match match{first + k, page, {}};
+        match.mpt.from(entry);
+        recent_.insert(recent_.begin(), match);
         if (recent_.size() > 8) recent_.pop_back();
         return true;
       }

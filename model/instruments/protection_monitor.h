@@ -8,6 +8,8 @@
 // and the access is still performed, so a test sees both the report and the damage.
 #pragma once
 
+#include <array>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -44,12 +46,38 @@ class ProtectionMonitor : public sc_core::sc_module {
   bool page_covers(const MptEntry& region, uint64_t page, uint64_t addr, uint64_t length);
   bool read(uint64_t addr, void* data, uint32_t length);
 
+  // A table entry as last read from host memory and its decoding. Every check reads the
+  // entry again; the decoding is reused only while the bytes are the same (a speed-up of the
+  // simulator, not a cache: what host memory holds at the DMA decides).
+  template <typename Entry, size_t Bytes>
+  struct Decoded {
+    std::array<uint8_t, Bytes> raw{};
+    Entry entry{};
+    bool filled = false;
+    const Entry& from(const uint8_t* bytes) {
+      if (!filled || std::memcmp(raw.data(), bytes, Bytes) != 0) {
+        std::memcpy(raw.data(), bytes, Bytes);
+        entry = Entry::decode(bytes);
+        filled = true;
+      }
+      return entry;
+    }
+  };
+  // The QP ring, CQ ring or region that allowed the last DMA of its kind: checked first.
+  bool in_recent_queue_ring(uint64_t addr, uint64_t length);
+  bool in_recent_cq_ring(uint64_t addr, uint64_t length);
+
   IcmLayout icm_;
   struct Match {
     uint32_t index;
     uint64_t page;
+    Decoded<MptEntry, kMptEntryBytes> mpt;
   };
   std::vector<Match> recent_;  // last regions and pages that allowed a DMA, newest first
+  uint32_t recent_qpn_ = 0;    // 0: none yet
+  Decoded<QpcEntry, kQpcEntryBytes> recent_qpc_;
+  uint32_t recent_cqn_ = 0;
+  Decoded<CqcEntry, kCqcEntryBytes> recent_cqc_;
   std::vector<uint8_t> table_;
   void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) { dmi_.invalidate(start, end); }
   DmiCache dmi_;  // table reads through DMI where host memory grants it
