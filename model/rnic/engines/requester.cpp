@@ -138,6 +138,10 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   }
   QpcEntry context_entry;
   const QpcEntry* context = qpc(qpn, &context_entry, delay, fenced->trace_id);
+  if (context) {
+    fenced->cqn = context->cqn;
+    fenced->cq_known = true;
+  }
   if (qp.queue.in_error()) {
     ++flushed_;
     finish(qp, *fenced, CqeStatus::Flush);
@@ -365,13 +369,20 @@ void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
 
 void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
   QpcEntry context_entry;
-  const QpcEntry* context = qpc(qpn, &context_entry, delay);
+  const QpcEntry* context = nullptr;
+  bool context_read = false;
   qp.queue.retire([&](const Pending& p) {
     if (p.sent) record_latency(p, (sc_core::sc_time_stamp() + delay).value());
     if (p.status == CqeStatus::Success && (p.flags & kWqeFlagSilentSuccess)) return;
-    if (!context) return;  // no QP context: nowhere to complete (counted as an error)
+    uint32_t cqn = p.cqn;
+    if (!p.cq_known) {  // flushed before its start read the context: read it now, once
+      if (!context_read) context = qpc(qpn, &context_entry, delay);
+      context_read = true;
+      if (!context) return;  // no QP context: nowhere to complete (counted as an error)
+      cqn = context->cqn;
+    }
     CompletionRecord record;
-    record.cqn = context->cqn;
+    record.cqn = cqn;
     record.cqe.status = p.status;
     record.cqe.opcode = completion_opcode(p.opcode);
     record.cqe.byte_count = p.status == CqeStatus::Success ? p.bytes : 0;

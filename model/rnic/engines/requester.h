@@ -92,6 +92,10 @@ class Requester : public sc_core::sc_module {
     std::array<SinkSge, kMaxSge> sink{};
     uint32_t first_sink_token = 0;  // RDMA_READ_LOCAL_INVALIDATE target
     uint32_t pd = 0;                // the QP's PD when the sinks were checked
+    // The QP's CQ, kept from the context read when the request started, so that retiring
+    // needs no second context lookup (unknown for a request flushed before that read).
+    uint32_t cqn = 0;
+    bool cq_known = false;
     uint64_t mpt_generation = 0;    // the checker's MPT generation when the sinks were checked
     uint32_t rnr_retries = 0;
     Packet retry;  // Send: the packet to retransmit after an RNR NAK
