@@ -59,8 +59,8 @@ struct ContextCacheConfig {
   uint32_t max_outstanding_misses;  // miss-status registers: entry reads in flight (1: blocking)
 };
 
-// The QP-context unit: the one QPC/CQC cache the fetcher, both engines and the completion
-// engine ask. Sizes are not published by vendors; see docs/calibration.md for the reasoning.
+// The QP-context unit: the one QPC/CQC cache the fetcher, the responder and the completion
+// engine ask (the requester gets the context with each WQE). Sizes are not published by vendors; see docs/calibration.md for the reasoning.
 struct QpContextConfig {
   ContextCacheConfig qpc{1024, 8, 8};
   ContextCacheConfig cqc{256, 8, 4};

@@ -88,9 +88,9 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   bind(doorbells.ctrl_isock, responder.ctrl_tsock);
   bind(doorbells.ctrl_isock, completion.ctrl_tsock);
 
-  // The one QP/CQ context cache, asked by the fetcher, both engines and the completion engine.
+  // The one QP/CQ context cache, asked by the fetcher, the responder and the completion engine
+  // (the requester gets the QP context with each WQE from the fetcher).
   bind(fetcher.context_isock, context.lookup_tsock);
-  bind(requester.context_isock, context.lookup_tsock);
   bind(responder.context_isock, context.lookup_tsock);
   bind(completion.context_isock, context.lookup_tsock);
 
@@ -101,7 +101,6 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   bind(mtt.dma_isock, endpoint.dma_tsock);
   bind(dma_read.dma_isock, endpoint.dma_tsock);
   bind(dma_write.dma_isock, endpoint.dma_tsock);
-  bind(requester.dma_isock, endpoint.dma_tsock);
   bind(responder.dma_isock, endpoint.dma_tsock);
   bind(completion.dma_isock, endpoint.dma_tsock);
 

@@ -73,16 +73,16 @@ TEST_CASE("qp context: a miss reads ICM once, later lookups hit, counted per rol
     CHECK(first == sc_time(504, SC_NS));  // lookup 4 ns + the table read 500 ns
     sc_core::wait(sc_time(1, sc_core::SC_US));
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    CHECK(t.lookup(3, ContextRole::Requester, now) == now + sc_time(4, SC_NS));
     CHECK(t.lookup(3, ContextRole::Responder, now) == now + sc_time(4, SC_NS));
+    CHECK(t.lookup(3, ContextRole::Completion, now) == now + sc_time(4, SC_NS));
   };
   run_simulation();
   CHECK(t.memory.count(tlm::TLM_READ_COMMAND) == 1);
   CHECK(t.memory.log[0].address == t.icm.qpc_addr(3));
   CHECK(t.memory.log[0].source == DmaSource::ContextTable);
   CHECK(counter(t.unit.stats, "qpc_misses_fetcher") == 1);
-  CHECK(counter(t.unit.stats, "qpc_hits_requester") == 1);
   CHECK(counter(t.unit.stats, "qpc_hits_responder") == 1);
+  CHECK(counter(t.unit.stats, "qpc_hits_completion") == 1);
   CHECK(counter(t.unit.stats, "qpc_hits_fetcher") == 0);
 }
 
@@ -92,11 +92,11 @@ TEST_CASE("qp context: a lookup of an entry being read merges with that read",
   t.engine.script = [&] {
     const sc_time first = t.lookup(5, ContextRole::Fetcher, sc_time(0, SC_NS));
     // 100 ns later, while the read is out: no second read, ready with the first.
-    CHECK(t.lookup(5, ContextRole::Requester, sc_time(100, SC_NS)) == first);
+    CHECK(t.lookup(5, ContextRole::Responder, sc_time(100, SC_NS)) == first);
   };
   run_simulation();
   CHECK(t.memory.count(tlm::TLM_READ_COMMAND) == 1);
-  CHECK(counter(t.unit.stats, "qpc_merged_requester") == 1);
+  CHECK(counter(t.unit.stats, "qpc_merged_responder") == 1);
 }
 
 namespace {
@@ -132,11 +132,11 @@ TEST_CASE("qp context: bounded and LRU; a context change drops the entry", "[tlm
   t.engine.script = [&] {
     sc_time at(0, SC_NS);
     for (const uint32_t qpn : {0u, 1u, 0u, 2u, 0u, 1u}) {
-      at = t.lookup(qpn, ContextRole::Requester, at);
+      at = t.lookup(qpn, ContextRole::Responder, at);
     }
     // 0, 1 miss; 0 hits; 2 evicts 1; 0 hits; 1 misses again (evicting 2).
-    CHECK(counter(t.unit.stats, "qpc_misses_requester") == 4);
-    CHECK(counter(t.unit.stats, "qpc_hits_requester") == 2);
+    CHECK(counter(t.unit.stats, "qpc_misses_responder") == 4);
+    CHECK(counter(t.unit.stats, "qpc_hits_responder") == 2);
     CHECK(counter(t.unit.stats, "qpc_evictions") == 2);
     // The driver rewrote QP 0: the next lookup reads the new entry.
     QpcEntry changed;
@@ -146,7 +146,7 @@ TEST_CASE("qp context: bounded and LRU; a context change drops the entry", "[tlm
     ContextChange change{ContextKind::Qpc, 0, 1};
     t.ctrl.send(change);
     QpcEntry q;
-    t.lookup(0, ContextRole::Requester, at, &q);
+    t.lookup(0, ContextRole::Responder, at, &q);
     CHECK(q.pd == 999);
   };
   run_simulation();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Requester alone: WQEs from a stub fetcher, stub protection checker / MTT / DMA engines /
-// port / completion engine, the QP context in a memory stub.
+// port / completion engine; the QP context comes with each WQE, as from the fetcher.
 #include <catch2/catch.hpp>
 
 #include <functional>
@@ -38,8 +38,7 @@ struct RequesterBench {
   MessageSink<Packet> tx{"tx"};
   MessageSink<CompletionRecord> cq{"cq"};
   MessageSink<QpErrorEvent> responder_notice{"responder_notice"};
-  MemoryStub memory{"memory"};
-  ContextStub contexts{"contexts", memory, icm};
+  QpcEntry context;  // the QP's context, handed with every WQE
   std::map<uint64_t, uint8_t> landed;  // bytes written through the DMA write engine
   uint64_t mpt_generation = 7;          // the stub checker's MPT generation
   uint32_t valid_token = kGoodToken;    // the one token the stub checker allows
@@ -56,21 +55,17 @@ struct RequesterBench {
     requester.read_isock.bind(dma_read.tsock);
     requester.tx_isock.bind(tx.tsock);
     requester.cq_isock.bind(cq.tsock);
-    requester.dma_isock.bind(memory.tsock);
-    requester.context_isock.bind(contexts.tsock);
     requester.qp_event_isock.bind(responder_notice.tsock);
 
-    QpcEntry q;
-    q.valid = 1;
-    q.connected = 1;
-    q.pd = kPd;
-    q.cqn = kCqn;
-    q.sq_depth = 64;
-    q.ord = ord;
-    q.ird = 4;
-    q.peer_node = 1;
-    q.peer_qpn = 7;
-    memory.put(icm.qpc_addr(kQpn), q, kQpcEntryBytes);
+    context.valid = 1;
+    context.connected = 1;
+    context.pd = kPd;
+    context.cqn = kCqn;
+    context.sq_depth = 64;
+    context.ord = ord;
+    context.ird = 4;
+    context.peer_node = 1;
+    context.peer_qpn = 7;
 
     // Checker: only valid_token is valid; its region translates 1:1 (identity MTT).
     check.on_message = [this](ProtectionRequest& r, sc_core::sc_time&) {
@@ -110,6 +105,7 @@ struct RequesterBench {
     work.qpn = kQpn;
     work.wqe_index = index;
     work.wqe = wqe;
+    work.context = context;
     fetcher.send(work);
   }
   static Wqe read(uint64_t wr_id, uint32_t token, uint64_t sink, uint32_t length,
@@ -399,9 +395,7 @@ TEST_CASE("requester: a write reads the source SGEs and completes on the ACK",
 TEST_CASE("requester: a QP without a valid connected context fails the request",
           "[tlm][requester]") {
   RequesterBench t;
-  QpcEntry q = t.memory.get<QpcEntry>(t.icm.qpc_addr(kQpn), kQpcEntryBytes);
-  q.connected = 0;
-  t.memory.put(t.icm.qpc_addr(kQpn), q, kQpcEntryBytes);
+  t.context.connected = 0;
   t.fetcher.script = [&] { t.post(RequesterBench::read(5, kGoodToken, 0x60000, 8), 0); };
   run_simulation();
   CHECK(t.tx.size() == 0);

@@ -96,6 +96,11 @@ TEST_CASE("wqe fetcher: five WQEs in batches of four, handed on in order", "[tlm
     CHECK(w.wqe.remote_token == make_token(7, uint8_t(1000 + i)));
     CHECK(w.wqe.sge[1].addr == 0x20000 + 1000 + i);
     CHECK(w.wqe.sgl_length() == 96);
+    // The QP context read for the batch travels with each WQE.
+    CHECK(w.context.valid == 1);
+    CHECK(w.context.connected == 1);
+    CHECK(w.context.sq_base == kRing);
+    CHECK(w.context.sq_depth == 8);
     if (i) CHECK(t.requester.received[i].at >= t.requester.received[i - 1].at);
   }
   const auto reads = t.wqe_reads();

@@ -20,8 +20,6 @@ Requester::Requester(sc_core::sc_module_name name, const Config& config, const I
       read_isock("read_isock"),
       tx_isock("tx_isock"),
       cq_isock("cq_isock"),
-      dma_isock("dma_isock"),
-      context_isock("context_isock"),
       qp_event_isock("qp_event_isock"),
       stats(std::string(this->name())),
       config_(config),
@@ -84,13 +82,6 @@ void Requester::retry_thread() {
   }
 }
 
-const QpcEntry* Requester::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
-                             uint64_t trace_id) {
-  return read_context(pool_, context_isock, ContextRole::Requester, qpn, trace_id, storage, delay)
-             ? storage
-             : nullptr;
-}
-
 Requester::QpState& Requester::state(uint32_t qpn) {
   QpState& qp = qps_[qpn];
   qp.qpn = qpn;
@@ -110,6 +101,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   }
   const uint32_t qpn = work->qpn;
   const Wqe wqe = work->wqe;
+  const QpcEntry context = work->context;  // read by the fetcher with the WQE's batch
   const uint32_t wqe_index = work->wqe_index;
   const uint64_t trace_id = work->trace_id;
   ++wqes_;
@@ -127,6 +119,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   entry.opcode = wqe.opcode;
   entry.flags = wqe.flags;
   entry.started_ps = (sc_core::sc_time_stamp() + delay).value();
+  entry.cqn = context.cqn;
   const uint64_t sequence = qp.queue.post(entry).sequence;
 
   // READ_FENCE: no request starts before every earlier read of the QP has completed.
@@ -136,41 +129,32 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     retire(qpn, qp, delay);
     return;
   }
-  QpcEntry context_entry;
-  const QpcEntry* context = qpc(qpn, &context_entry, delay, fenced->trace_id);
-  if (context) {
-    fenced->cqn = context->cqn;
-    fenced->cq_known = true;
-  }
   if (qp.queue.in_error()) {
     ++flushed_;
     finish(qp, *fenced, CqeStatus::Flush);
-  } else if (!context || !context->valid || !context->connected || !wqe_well_formed(wqe)) {
+  } else if (!context.valid || !context.connected || !wqe_well_formed(wqe)) {
     // No usable QP context, or a malformed WQE (a flag its opcode does not define, inline
     // data that does not fit): a local QP operation error, STATUS_INTERNAL_ERROR (SPEC.md 3).
     finish(qp, *fenced, CqeStatus::LocalQpOperation);
   } else if (wqe.opcode == WqeOpcode::Read) {
-    const QpcEntry copy = *context;
-    execute_read(qpn, qp, copy, sequence, wqe, delay);
+    execute_read(qpn, qp, context, sequence, wqe, delay);
   } else if (wqe.opcode == WqeOpcode::Write || wqe.opcode == WqeOpcode::Send ||
              wqe.opcode == WqeOpcode::SendInvalidate) {
-    const QpcEntry copy = *context;
-    execute_outbound(qpn, qp, copy, sequence, wqe, delay);
+    execute_outbound(qpn, qp, context, sequence, wqe, delay);
   } else if (wqe.opcode == WqeOpcode::Bind) {
-    const CqeStatus status = execute_bind(qpn, *context, wqe, trace_id, delay);
+    const CqeStatus status = execute_bind(qpn, context, wqe, trace_id, delay);
     if (Pending* p = find(qp, sequence)) {
       p->took_effect = status == CqeStatus::Success;
       finish(qp, *p, status);
     }
   } else if (wqe.opcode == WqeOpcode::FastRegister) {
-    const CqeStatus status = execute_fast_register(qpn, *context, wqe, trace_id, delay);
+    const CqeStatus status = execute_fast_register(qpn, context, wqe, trace_id, delay);
     if (Pending* p = find(qp, sequence)) {
       p->took_effect = status == CqeStatus::Success;
       finish(qp, *p, status);
     }
   } else if (wqe.opcode == WqeOpcode::Invalidate) {
-    const QpcEntry copy = *context;
-    const CqeStatus status = execute_invalidate(qpn, qp, copy, sequence, wqe, trace_id, delay);
+    const CqeStatus status = execute_invalidate(qpn, qp, context, sequence, wqe, trace_id, delay);
     Pending* p = find(qp, sequence);
     if (p && status == CqeStatus::Success) p->took_effect = true;
     if (p && !p->done) finish(qp, *p, status);
@@ -368,21 +352,11 @@ void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
 }
 
 void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
-  QpcEntry context_entry;
-  const QpcEntry* context = nullptr;
-  bool context_read = false;
   qp.queue.retire([&](const Pending& p) {
     if (p.sent) record_latency(p, (sc_core::sc_time_stamp() + delay).value());
     if (p.status == CqeStatus::Success && (p.flags & kWqeFlagSilentSuccess)) return;
-    uint32_t cqn = p.cqn;
-    if (!p.cq_known) {  // flushed before its start read the context: read it now, once
-      if (!context_read) context = qpc(qpn, &context_entry, delay);
-      context_read = true;
-      if (!context) return;  // no QP context: nowhere to complete (counted as an error)
-      cqn = context->cqn;
-    }
     CompletionRecord record;
-    record.cqn = cqn;
+    record.cqn = p.cqn;
     record.cqe.status = p.status;
     record.cqe.opcode = completion_opcode(p.opcode);
     record.cqe.byte_count = p.status == CqeStatus::Success ? p.bytes : 0;

@@ -18,7 +18,6 @@
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/engines/send_queue.h"
-#include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
 #include "tlm/payload_pool.h"
 #include "tlm/recycling_allocator.h"
@@ -41,8 +40,6 @@ class Requester : public sc_core::sc_module {
   InitiatorSocket<Requester> read_isock;    // DmaReadEngine (write source data)
   InitiatorSocket<Requester> tx_isock;      // Port
   InitiatorSocket<Requester> cq_isock;      // CompletionEngine
-  InitiatorSocket<Requester> dma_isock;     // QP context reads
-  InitiatorSocket<Requester> context_isock;  // QP contexts (QpContext)
   InitiatorSocket<Requester> qp_event_isock;  // this QP's Responder side: a local error
 
   struct Config {
@@ -92,10 +89,7 @@ class Requester : public sc_core::sc_module {
     std::array<SinkSge, kMaxSge> sink{};
     uint32_t first_sink_token = 0;  // RDMA_READ_LOCAL_INVALIDATE target
     uint32_t pd = 0;                // the QP's PD when the sinks were checked
-    // The QP's CQ, kept from the context read when the request started, so that retiring
-    // needs no second context lookup (unknown for a request flushed before that read).
-    uint32_t cqn = 0;
-    bool cq_known = false;
+    uint32_t cqn = 0;  // the QP's CQ, from the context that came with the WQE
     uint64_t mpt_generation = 0;    // the checker's MPT generation when the sinks were checked
     uint32_t rnr_retries = 0;
     Packet retry;  // Send: the packet to retransmit after an RNR NAK
@@ -127,10 +121,6 @@ class Requester : public sc_core::sc_module {
   void qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
-  // The QP context from the QP-context unit, copied into `storage`; null if unreadable.
-  // The QP's context from the QP-context unit; `trace_id` names the request a load is for.
-  const QpcEntry* qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
-                      uint64_t trace_id = 0);
   QpState& state(uint32_t qpn);
   static Pending* find(QpState& qp, uint64_t sequence) { return qp.queue.find(sequence); }
   void execute_read(uint32_t qpn, QpState& qp, const QpcEntry& qpc, uint64_t sequence,

@@ -6,7 +6,7 @@
 namespace rnic {
 
 namespace {
-const char* const kRoleNames[kContextRoles] = {"fetcher", "requester", "responder", "completion"};
+const char* const kRoleNames[kContextRoles] = {"fetcher", "responder", "completion"};
 }
 
 QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)

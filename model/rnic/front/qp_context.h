@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The QP-context unit: the one on-chip cache of QP and CQ contexts (QPC, CQC) that the WQE
-// fetcher, the requester, the responder and the completion engine ask through a socket.
+// fetcher, the responder and the completion engine ask through a socket (the requester gets
+// the context with each WQE from the fetcher).
 // Each table has a bounded, set-associative LRU cache that is non-blocking (miss-status
 // registers, hits under misses, merged misses); a miss reads the entry from its table in host
 // memory (ICM) by DMA. A context change from the driver drops the entry.

@@ -168,6 +168,7 @@ void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
     discard(q);
     return;
   }
+  q.context = context;
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   while (q.producer != q.fetched && q.batches < depth) {
     const uint32_t slot = q.fetched % context.sq_depth;
@@ -221,6 +222,7 @@ void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
     work.qpn = qpn;
     work.wqe_index = f.index;
     work.wqe = f.wqe;
+    work.context = q.context;
     // The WQE is decoded once its read is in; the requester synchronises on that time.
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     sc_core::sc_time d = decode_stage_.pass(f.ready > now ? f.ready : now) - now;

@@ -70,6 +70,7 @@ class WqeFetcher : public sc_core::sc_module {
     bool active = false;    // in the round-robin list
     bool closing = false;   // QpClose: send the close marker once everything rung is fetched
     std::deque<FetchedWqe> buffered;
+    QpcEntry context;  // as read for the latest batch: handed on with its WQEs
   };
   struct PendingDoorbell {
     sc_core::sc_time at;

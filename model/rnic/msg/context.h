@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Context lookups: the fetcher and the engines ask the QP-context unit for a QP or CQ context
-// entry (front/qp_context.h).
+// Context lookups: the fetcher, the responder and the completion engine ask the QP-context
+// unit for a QP or CQ context entry (front/qp_context.h). The requester asks nobody: the
+// fetcher hands it the context with each WQE (WorkRequest::context).
 #pragma once
 
 #include <cstdint>
@@ -13,12 +14,12 @@
 
 namespace rnic {
 
-// WqeFetcher, Requester, Responder, CompletionEngine -> QpContext: one QP or CQ context entry.
-enum class ContextRole : uint8_t { Fetcher, Requester, Responder, Completion };
-constexpr uint32_t kContextRoles = 4;
+// WqeFetcher, Responder, CompletionEngine -> QpContext: one QP or CQ context entry.
+enum class ContextRole : uint8_t { Fetcher, Responder, Completion };
+constexpr uint32_t kContextRoles = 3;
 struct ContextRead {
   ContextKind kind = ContextKind::Qpc;  // Qpc or Cqc
-  ContextRole role = ContextRole::Requester;
+  ContextRole role = ContextRole::Fetcher;
   uint32_t index = 0;     // QP or CQ number
   uint64_t trace_id = 0;  // the request it serves (a load shows on its timeline)
   bool ok = false;        // out: the entry was read (the caller still checks `valid`)

@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include "model/rnic/abi/bar.h"
+#include "model/rnic/abi/icm.h"
 #include "model/rnic/abi/wqe.h"
 #include "model/rnic/msg/dma.h"
 #include "model/rnic/net/packet.h"
@@ -36,11 +37,13 @@ struct InterruptVector {
   uint64_t address = 0;  // 0: no interrupts
 };
 
-// WqeFetcher -> Requester.
+// WqeFetcher -> Requester. The QP context travels with the WQE, as read when its batch was
+// fetched: the send pipeline carries it forward instead of the requester asking again.
 struct WorkRequest {
   uint32_t qpn = 0;
   uint32_t wqe_index = 0;
   Wqe wqe;
+  QpcEntry context;
   uint64_t trace_id = 0;  // the request's timeline id (tlm/trace.h); 0 = none
   bool close = false;     // no WQE: the QP's close marker, behind its last WQE (QpClose)
 };
