@@ -158,8 +158,10 @@ void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
   if (q.producer == q.fetched || q.batches >= depth) return;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   QpcEntry context;
-  const bool have_context =
-      read_context(pool_, context_isock, ContextRole::Fetcher, qpn, 0, &context, delay);
+  // Traced, a context load shows on the timeline of the first WQE it fetches for.
+  const uint64_t first_trace_id = trace_.on() ? make_trace_id(trace_node_, qpn, trace_number_) : 0;
+  const bool have_context = read_context(pool_, context_isock, ContextRole::Fetcher, qpn,
+                                         first_trace_id, &context, delay);
   const uint32_t posted = q.producer - q.handed;  // modulo 2^32
   if (!have_context || !context.valid || context.sq_depth == 0 || posted > context.sq_depth) {
     // A doorbell for a QP that does not exist, or claiming more WQEs than the ring holds:
@@ -198,6 +200,7 @@ void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
       f.issued = issued;
       f.ready = ready;
       f.last_of_batch = i + 1 == batch;
+      if (trace_.on()) f.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
       q.buffered.push_back(f);
       wqes_buffered_.up(now.value(), issued.value());
     }
@@ -228,11 +231,9 @@ void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
     sc_core::sc_time d = decode_stage_.pass(f.ready > now ? f.ready : now) - now;
     wqes_buffered_.down(now.value(), (now + d).value());
     if (last) batches_outstanding_.down(now.value(), (now + d).value());
-    if (trace_.on()) {
-      // Context lookup, the batch's DMA read and this WQE's decode.
-      work.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
-      trace_.slice("fetch", f.issued, now + d, work.trace_id);
-    }
+    work.trace_id = f.trace_id;
+    // The batch's DMA read and this WQE's decode (a context load is the QP-context unit's).
+    if (trace_.on()) trace_.slice("fetch", f.issued, now + d, work.trace_id);
     send_message(pool_, work_isock, work, d);
   }
 }

@@ -60,6 +60,7 @@ class WqeFetcher : public sc_core::sc_module {
     sc_core::sc_time issued;  // its batch read started (trace)
     sc_core::sc_time ready;   // its batch read completed
     bool last_of_batch = false;
+    uint64_t trace_id = 0;    // its request's timeline id, given when it is fetched
   };
   struct QueueState {
     uint32_t producer = 0;  // from the latest doorbell
