@@ -37,7 +37,7 @@ uint32_t pcie_completion_count(uint64_t address, uint64_t length, uint32_t rcb_b
   return count;
 }
 
-PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
+PcieLink::PcieLink(sc_core::sc_module_name name, const Config& config)
     : sc_module(name),
       dev_tsock("dev_tsock"),
       mem_isock("mem_isock"),
@@ -45,7 +45,7 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
       mmio_isock("mmio_isock"),
       msi_isock("msi_isock"),
       stats(std::string(this->name())),
-      config_(config),
+      config_(config.pcie),
       read_requests_(stats.add("read_requests", "TLPs", "memory read request TLPs upstream")),
       completion_tlps_(stats.add("completion_tlps", "TLPs", "completion TLPs downstream")),
       write_tlps_(stats.add("write_tlps", "TLPs", "posted write TLPs upstream")),
@@ -54,9 +54,11 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
                           "of the posted writes, interrupt messages (MSI-X) to the host CPU")),
       upstream_bytes_(stats.add("upstream_bytes", "bytes", "bytes on the wire device->host")),
       downstream_bytes_(stats.add("downstream_bytes", "bytes", "bytes on the wire host->device")) {
-  const double rate = pcie_bytes_per_ns(config.gen, config.lanes);
+  const double rate = pcie_bytes_per_ns(config_.gen, config_.lanes);
   upstream_.set_rate(rate);
   downstream_.set_rate(rate);
+  upstream_.set_contention(!config.fast);
+  downstream_.set_contention(!config.fast);
   // TLPs cross the link in the order they reach it in simulated time: a table-miss read
   // issued before an earlier-booked data read goes first (see BandwidthPipe).
   upstream_.set_time_ordered(true);
@@ -65,9 +67,9 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
       &stats.add("upstream_busy_ps", "ps", "time device->host carried TLPs").value);
   downstream_.count_busy(
       &stats.add("downstream_busy_ps", "ps", "time host->device carried TLPs").value);
-  const sc_core::sc_time minimal = upstream_.duration(config.tlp_overhead_bytes) +
-                                   downstream_.duration(64 + config.tlp_overhead_bytes);
-  const sc_core::sc_time round_trip(double(config.read_latency_ns), sc_core::SC_NS);
+  const sc_core::sc_time minimal = upstream_.duration(config_.tlp_overhead_bytes) +
+                                   downstream_.duration(64 + config_.tlp_overhead_bytes);
+  const sc_core::sc_time round_trip(double(config_.read_latency_ns), sc_core::SC_NS);
   read_fixed_ = round_trip > minimal ? round_trip - minimal : sc_core::SC_ZERO_TIME;
   dev_tsock.register_b_transport(this, &PcieLink::dev_b_transport);
   dev_tsock.register_transport_dbg(this, &PcieLink::dev_transport_dbg);

@@ -32,15 +32,14 @@ class PcieLink : public sc_core::sc_module {
   InitiatorSocket<PcieLink> mmio_isock; // to the device BAR
   InitiatorSocket<PcieLink> msi_isock;  // interrupt messages, to the host CPU
 
-  PcieLink(sc_core::sc_module_name name, const PcieConfig& config);
+  struct Config {
+    PcieConfig pcie;  // pcie.*
+    // sim.fast: the link directions stop queuing transfers behind each other (see
+    // BandwidthPipe::set_contention); the per-transfer formulas stay the same.
+    bool fast = false;
+  };
+  PcieLink(sc_core::sc_module_name name, const Config& config);
   StatGroup stats;
-
-  // Fast functional mode (sim.fast): the link directions stop queuing transfers behind each
-  // other (see BandwidthPipe::set_contention); the per-transfer formulas stay the same.
-  void set_contention(bool on) {
-    upstream_.set_contention(on);
-    downstream_.set_contention(on);
-  }
 
  private:
   void dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

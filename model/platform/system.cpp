@@ -6,7 +6,7 @@ namespace rnic {
 Node::Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& config)
     : sc_module(name),
       memory("memory", config.host_memory),
-      pcie("pcie", config.rnic.pcie),
+      pcie("pcie", PcieLink::Config{config.rnic.pcie, config.rnic.sim.fast}),
       rnic("rnic", config.rnic, node_id),
       cpu("cpu"),
       node_id_(node_id) {
@@ -22,7 +22,6 @@ Node::Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& c
     rnic.pcie_isock.bind(pcie.dev_tsock);
   }
   pcie.mem_isock.bind(memory.dev_tsock);
-  pcie.set_contention(!config.rnic.sim.fast);
   // The root complex hands the device's interrupt messages to the CPU.
   pcie.msi_isock.bind(cpu.msi_tsock);
 }

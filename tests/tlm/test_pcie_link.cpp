@@ -47,7 +47,7 @@ struct LinkBench {
   MemoryStub bar{"bar"};
   MemoryStub cpu{"cpu"};  // the interrupt controller: MSI-window writes
 
-  LinkBench() : link("link", config) {
+  LinkBench() : link("link", PcieLink::Config{config, /*fast=*/false}) {
     dev.isock.bind(link.dev_tsock);
     host.isock.bind(link.host_tsock);
     link.mem_isock.bind(memory.tsock);
