@@ -60,7 +60,8 @@ struct ContextCacheConfig {
 };
 
 // The QP-context unit: the one QPC/CQC cache the fetcher, the responder and the completion
-// engine ask (the requester gets the context with each WQE). Sizes are not published by vendors; see docs/calibration.md for the reasoning.
+// engine ask (the requester gets the context with each WQE). Sizes are not published by
+// vendors; see docs/calibration.md for the reasoning.
 struct QpContextConfig {
   ContextCacheConfig qpc{1024, 8, 8};
   ContextCacheConfig cqc{256, 8, 4};
