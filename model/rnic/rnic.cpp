@@ -63,7 +63,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
       mtt("mtt", mtt_config(config), icm_),
       dma_read("dma_read", dma_read_config(config)),
       dma_write("dma_write"),
-      requester("requester", requester_config(config), icm_, node_id),
+      requester("requester", requester_config(config), node_id),
       responder("responder", responder_config(config), icm_, node_id),
       completion("completion", completion_config(config), icm_),
       port("port", port_config(config)),

@@ -25,7 +25,6 @@ constexpr uint32_t kBadToken = 0x2FF;
 
 struct RequesterBench {
   Requester::Config config;
-  IcmLayout icm;
   Requester requester;
   InitiatorStub fetcher{"fetcher"};
   InitiatorStub port_rx{"port_rx"};
@@ -44,7 +43,7 @@ struct RequesterBench {
   uint32_t valid_token = kGoodToken;    // the one token the stub checker allows
 
   explicit RequesterBench(uint32_t ord = 4)
-      : icm(small_icm()), requester("requester", config, icm, /*node_id=*/0) {
+      : requester("requester", config, /*node_id=*/0) {
     fetcher.isock.bind(requester.work_tsock);
     port_rx.isock.bind(requester.response_tsock);
     responder.isock.bind(requester.qp_event_tsock);

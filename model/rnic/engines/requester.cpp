@@ -7,8 +7,7 @@
 
 namespace rnic {
 
-Requester::Requester(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
-                     uint32_t node_id)
+Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_t node_id)
     : sc_module(name),
       work_tsock("work_tsock"),
       response_tsock("response_tsock"),
@@ -23,7 +22,6 @@ Requester::Requester(sc_core::sc_module_name name, const Config& config, const I
       qp_event_isock("qp_event_isock"),
       stats(std::string(this->name())),
       config_(config),
-      icm_(icm),
       node_id_(node_id),
       clock_(config.clock_mhz),
       wqes_(stats.add("wqes", "WQEs", "send-queue requests executed")),

@@ -48,8 +48,7 @@ class Requester : public sc_core::sc_module {
     double clock_mhz = DeviceTiming{}.clock_mhz;          // device.clock_mhz
     bool fast = false;  // sim.fast: runs ahead of simulated time (temporal decoupling)
   };
-  Requester(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
-            uint32_t node_id);
+  Requester(sc_core::sc_module_name name, const Config& config, uint32_t node_id);
   StatGroup stats;
   // Execute and response slices on this unit's track; DMA reads of source data on the
   // DmaReadEngine's track (`dma_read_path`), which traces nothing itself.
@@ -165,7 +164,6 @@ class Requester : public sc_core::sc_module {
   void wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay);
 
   Config config_;
-  IcmLayout icm_;
   uint32_t node_id_;
   Clock clock_;
   PayloadPool pool_;
