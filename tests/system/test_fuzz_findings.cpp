@@ -45,6 +45,28 @@ TEST_CASE("read data never lands in a sink MR deregistered while the read is out
     CHECK(TwoNodes::next(t.a, t.cq_a).Status == STATUS_ACCESS_VIOLATION);
     const std::vector<uint8_t> got = t.sink_bytes(256);
     for (uint8_t byte : got) REQUIRE(byte == 0xEE);  // untouched
+    // Found by the generation compare when the data landed, then refused by the full check.
+    CHECK(counter(t.system, "A.rnic.protection", "rechecks") == 1);
+    CHECK(counter(t.system, "A.rnic.protection", "rechecks_changed") == 1);
+  });
+}
+
+TEST_CASE("read data lands after one generation compare when no MPT entry changed",
+          "[tlm][fuzz]") {
+  TwoNodes t;
+  t.run([&] {
+    t.setup();
+    t.bind_window(0, 4096, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+    const uint64_t checks_before = counter(t.system, "A.rnic.protection", "checks");
+    const NDK_SGE sge{t.a.ObjectBaseVa(t.mr_a), 256, t.a.GetLocalTokenFromMr(t.mr_a)};
+    REQUIRE(t.a.NdkRead(t.qp_a, 1, &sge, 1, t.b.ObjectBaseVa(t.mw_b),
+                        t.b.GetRemoteTokenFromMw(t.mw_b), 0) == STATUS_SUCCESS);
+    CHECK(TwoNodes::next(t.a, t.cq_a).Status == STATUS_SUCCESS);
+    CHECK(counter(t.system, "A.rnic.protection", "checks") - checks_before == 1);  // the sink
+    CHECK(counter(t.system, "A.rnic.protection", "rechecks") == 1);
+    CHECK(counter(t.system, "A.rnic.protection", "rechecks_changed") == 0);
+    const std::vector<uint8_t> got = t.sink_bytes(256);
+    for (uint32_t i = 0; i < 256; ++i) REQUIRE(got[i] == uint8_t(i));  // the source's bytes
   });
 }
 
