@@ -228,7 +228,7 @@ TEST_CASE("gen and expect: options, and refusals with a reason", "[app]") {
   CHECK(run({"expect", "/nonexistent/x.json"}, &out, &err) == kExitInvalid);
 }
 
-TEST_CASE("gen writes a scenario; expect recomputes it, refuses what it cannot predict",
+TEST_CASE("gen writes a scenario, expect recomputes it, refuses what it cannot predict",
           "[app]") {
   std::string out, err;
   REQUIRE(run({"gen", "--seed", "3", "--steps", "10"}, &out, &err) == kExitPassed);

@@ -39,7 +39,7 @@ constexpr uint32_t kRw = NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_LOCAL
 
 }  // namespace
 
-TEST_CASE("a refused fast-register keeps the MR's token; a window binds on it",
+TEST_CASE("a refused fast-register keeps the MR's token, a window binds on it",
           "[system][revisions]") {
   TwoNodes t;
   t.run([&] {

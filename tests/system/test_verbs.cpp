@@ -153,7 +153,7 @@ TEST_CASE("flush cancels later requests in posting order", "[tlm][flush]") {
   });
 }
 
-TEST_CASE("an access error moves both QPs to error; later requests are cancelled",
+TEST_CASE("an access error moves both QPs to error, later requests are cancelled",
           "[tlm][error]") {
   TwoNodes t;
   t.run([&] {

@@ -90,7 +90,7 @@ TEST_CASE("host CPU: a device write in the same picosecond as the wakeup is seen
   check_simultaneous_writes_seen(false);
 }
 
-TEST_CASE("host CPU: a device write alone wakes nothing; its interrupt message wakes the host "
+TEST_CASE("host CPU: a device write alone wakes nothing, its interrupt message wakes the host "
           "on arrival",
           "[tlm][host]") {
   CpuBench t;

@@ -93,7 +93,7 @@ TEST_CASE("host memory: addresses beyond the size get an address error", "[tlm][
   CHECK(t.memory.touched_pages() == 1);  // the failed write created nothing
 }
 
-TEST_CASE("host memory: a device write lands its bytes and counts; a CPU store does not count",
+TEST_CASE("host memory: a device write lands its bytes and counts, a CPU store does not count",
           "[tlm][host]") {
   MemoryBench t;
   std::vector<uint8_t> data(16, 0x42);

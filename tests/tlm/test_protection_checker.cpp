@@ -261,7 +261,7 @@ TEST_CASE("protection checker: an unreadable MPT entry fails the check", "[tlm][
   CHECK(t.memory.log.size() == 2);  // no read for the index past the table
 }
 
-TEST_CASE("protection checker: a recheck compares MPT generations; every change moves it",
+TEST_CASE("protection checker: a recheck compares MPT generations, every change moves it",
           "[tlm][protection]") {
   CheckerBench t;
   auto recheck = [&](uint64_t generation) {

@@ -127,7 +127,7 @@ TEST_CASE("qp context: four registers keep four reads in flight", "[tlm][context
   four_misses(4);
 }
 
-TEST_CASE("qp context: bounded and LRU; a context change drops the entry", "[tlm][context]") {
+TEST_CASE("qp context: bounded and LRU, a context change drops the entry", "[tlm][context]") {
   ContextBench t(ContextBench::config(2, 2, 4));  // one set of two
   t.engine.script = [&] {
     sc_time at(0, SC_NS);
@@ -152,7 +152,7 @@ TEST_CASE("qp context: bounded and LRU; a context change drops the entry", "[tlm
   run_simulation();
 }
 
-TEST_CASE("qp context: CQ contexts; numbers outside the tables are refused", "[tlm][context]") {
+TEST_CASE("qp context: CQ contexts, numbers outside the tables are refused", "[tlm][context]") {
   ContextBench t(ContextBench::config(8, 2, 4));
   t.engine.script = [&] {
     ContextRead cq;

@@ -332,7 +332,7 @@ TEST_CASE("requester: SILENT_SUCCESS suppresses a success completion, never a fa
   CHECK(counter(t.requester.stats, "completions") == 2);
 }
 
-TEST_CASE("requester: a NAK fails the read; a responder QP error flushes outstanding reads",
+TEST_CASE("requester: a NAK fails the read, a responder QP error flushes outstanding reads",
           "[tlm][requester]") {
   RequesterBench t;
   t.fetcher.script = [&] {

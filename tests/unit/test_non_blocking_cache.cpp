@@ -31,7 +31,7 @@ TEST_CASE("non-blocking cache: a line in flight is a merged miss until its fill 
   CHECK(cache.lookup(9, 800).outcome == Outcome::Hit);
 }
 
-TEST_CASE("non-blocking cache: N registers keep N misses in flight; 1 is a blocking cache",
+TEST_CASE("non-blocking cache: N registers keep N misses in flight, 1 is a blocking cache",
           "[unit][cache]") {
   NonBlockingCache<int> two(64, 4, 2);
   CHECK(two.registers() == 2);

@@ -124,7 +124,7 @@ TEST_CASE("send queue: a QP made again starts clean only when nothing is queued"
   CHECK_FALSE(queue.in_error());
 }
 
-TEST_CASE("receive queue: sends take posted receives in order; none posted is RNR",
+TEST_CASE("receive queue: sends take posted receives in order, none posted is RNR",
           "[unit][queues]") {
   ReceiveQueue rq;
   uint32_t index = 99;
@@ -159,7 +159,7 @@ TEST_CASE("receive queue: flushing takes at most one ring, across the index wrap
   CHECK(rq.posted() == 0);
 }
 
-TEST_CASE("receive queue: the error state is entered once; a closed QP starts empty",
+TEST_CASE("receive queue: the error state is entered once, a closed QP starts empty",
           "[unit][queues]") {
   ReceiveQueue rq;
   CHECK(rq.enter_error());
