@@ -2,6 +2,10 @@
 // The translation/MPT cache: modulo set mapping, LRU inside a set, invalidation.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 #include "model/rnic/util/set_assoc_cache.h"
 
 using rnic::SetAssocCache;
@@ -79,4 +83,71 @@ TEST_CASE("set-assoc cache configure clamps degenerate shapes", "[unit][cache]")
   for (uint64_t k = 0; k < 8; ++k) cache.insert(k * 3, int(k));
   CHECK(cache.evictions() == 0);
   for (uint64_t k = 0; k < 8; ++k) CHECK(cache.lookup(k * 3) != nullptr);
+}
+
+namespace {
+
+// A brute-force LRU set-associative cache: each set a list of keys, most recent last.
+struct ReferenceCache {
+  uint32_t sets, ways;
+  std::vector<std::vector<uint64_t>> order;
+  uint64_t evictions = 0;
+  ReferenceCache(uint32_t entries, uint32_t w) : sets(entries / w), ways(w), order(sets) {}
+  std::vector<uint64_t>& set_of(uint64_t key) { return order[key % sets]; }
+  bool lookup(uint64_t key) {
+    auto& s = set_of(key);
+    auto it = std::find(s.begin(), s.end(), key);
+    if (it == s.end()) return false;
+    s.erase(it);
+    s.push_back(key);
+    return true;
+  }
+  void insert(uint64_t key) {
+    if (lookup(key)) return;
+    auto& s = set_of(key);
+    if (s.size() == ways) {
+      s.erase(s.begin());
+      ++evictions;
+    }
+    s.push_back(key);
+  }
+  void invalidate(uint64_t key) {
+    auto& s = set_of(key);
+    s.erase(std::remove(s.begin(), s.end(), key), s.end());
+  }
+};
+
+void matches_reference(uint32_t entries, uint32_t ways) {
+  rnic::SetAssocCache<uint64_t> cache(entries, ways);
+  ReferenceCache reference(entries, ways);
+  std::mt19937_64 rng(entries * 1000 + ways);
+  for (int step = 0; step < 20000; ++step) {
+    const uint64_t key = rng() % (entries * 3);
+    switch (rng() % 4) {
+      case 0:
+      case 1: {
+        const uint64_t* found = cache.lookup(key);
+        REQUIRE((found != nullptr) == reference.lookup(key));
+        if (found) REQUIRE(*found == key * 7);
+        break;
+      }
+      case 2:
+        cache.insert(key, key * 7);
+        reference.insert(key);
+        break;
+      default:
+        cache.invalidate(key);
+        reference.invalidate(key);
+    }
+  }
+  CHECK(cache.evictions() == reference.evictions);
+}
+
+}  // namespace
+
+TEST_CASE("set-assoc cache: narrow sets (scanned) and wide ones (indexed) match a brute-force LRU",
+          "[unit][cache]") {
+  matches_reference(64, 8);   // 8 sets of 8: each lookup scans its set
+  matches_reference(64, 64);  // fully associative: the hash index
+  matches_reference(96, 32);  // 3 sets of 32: indexed, more than one set
 }
