@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "app/runner/runner.h"
+#include "app/runner/window_stats.h"
 #include "app/scenario/parse.h"
 #include "host_api/adapter.h"
 #include "model/platform/system.h"
+#include "tlm/histogram.h"
 
 namespace rnic::app {
 
@@ -53,9 +55,13 @@ class RunContext {
   // One of several scenarios in one simulation (run_scenarios): kernel-wide figures such as
   // delta cycles are theirs together, not this scenario's.
   bool shared_simulation = false;
+  size_t owner_prefix = 0;  // characters of a unit's name before its node's ("s1.")
   // Observers (a lone run with --trace): the drivers' host track, and each step's start.
   host::HostTraceSink* host_trace = nullptr;
   std::function<void(const Step&)> step_started;
+
+  // The unit counters of this scenario's nodes, laid out once for workload windows.
+  const CounterWindow& counter_window();
 
   void create_adapters();  // inside the SystemC thread: the driver talks to the device
   // The run's seed: --seed when given, else the file's (Scenario::seed is only the latter).
@@ -78,6 +84,7 @@ class RunContext {
 
  private:
   uint64_t seed_;
+  std::unique_ptr<CounterWindow> counter_window_;
 };
 
 void fail_step(StepResult& result, const std::string& expected, const std::string& got,
@@ -88,6 +95,18 @@ std::vector<ndk::NDK_SGE> build_sgl(RunContext& ctx, const Step& step);
 void resolve_remote(RunContext& ctx, const RemoteSpec& remote, uint64_t* address, uint32_t* token);
 // Posts the step's Read (write = false) or Write.
 void exec_rdma(RunContext& ctx, const Step& step, StepResult& result, bool write);
+
+// Workload metrics (workloads.cpp), for every workload executor. `before` and `mid`: the
+// unit counters at the start and halfway through the measured window (mid null: no warming
+// check); `deltas_before`: workload_deltas() at the start. Fills result.metrics (SCENARIOS.md
+// names, hit rates by node and side), window_stats and warnings, then checks the bounds.
+uint64_t workload_deltas();  // SystemC delta cycles so far
+void report_workload(RunContext& ctx, const Step& step, StepResult& result, uint64_t ops,
+                     uint64_t bytes, double sim_ns, const LatencyHistogram& latency_ps,
+                     const CounterWindow::Snapshot& before, const CounterWindow::Snapshot* mid,
+                     uint64_t deltas_before);
+// Fails `result` at the first metric outside the step's bounds, or not measured at all.
+void check_metric_bounds(const Step& step, StepResult& result);
 
 // Executors: one per op. They spend simulated time only through the adapter and wait().
 using Executor = void (*)(RunContext&, const Step&, StepResult&);

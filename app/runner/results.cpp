@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/runner/results.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -70,6 +71,12 @@ json step_json(const StepResult& s) {
   json metrics = json::object();
   for (const auto& [name, value] : s.metrics) metrics[name] = value;
   j["metrics"] = metrics;
+  if (!s.window_stats.empty()) {
+    json window = json::object();
+    for (const StatEntry& e : s.window_stats) window[e.owner][e.name] = e.value;
+    j["window_stats"] = window;
+  }
+  if (!s.warnings.empty()) j["warnings"] = s.warnings;
   if (!s.passed) {
     j["expected"] = s.expected;
     j["got"] = s.got;
@@ -167,6 +174,52 @@ std::string summary_line(const Scenario& scenario, const RunResult& run) {
          format_sim_time(run.sim_ns) + "  wall " + wall;
 }
 
+namespace {
+
+// "  hit rate  A.requester mtt 1.000 mpt 1.000  B.responder mtt 0.016 ...": the metrics
+// "<node>.<side>.<table>.hit_rate" of a step, grouped by node and side, the first
+// kMaxGroups of them (every one is in the results JSON).
+std::string hit_rate_line(const StepResult& s) {
+  constexpr size_t kMaxGroups = 8;
+  std::vector<std::pair<std::string, std::string>> groups;  // "A.requester", "mtt 1.000 ..."
+  const std::string suffix = ".hit_rate";
+  for (const auto& [key, value] : s.metrics) {
+    if (key.size() <= suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(),
+                                                   suffix) != 0)
+      continue;
+    const std::string name = key.substr(0, key.size() - suffix.size());
+    const size_t dot = name.rfind('.');
+    if (dot == std::string::npos || name.find('.') == dot) continue;  // totals: no node
+    const std::string group = name.substr(0, dot);
+    char figure[48];
+    std::snprintf(figure, sizeof figure, " %s %.3f", name.c_str() + dot + 1, value);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == group; });
+    if (it == groups.end()) {
+      groups.emplace_back(group, "");
+      it = groups.end() - 1;
+    }
+    it->second += figure;
+  }
+  if (groups.empty()) return "";
+  // Wrapped at 100 columns, a group never split.
+  const std::string indent = "           hit rate";
+  std::string out, line = indent;
+  for (size_t i = 0; i < groups.size() && i < kMaxGroups; ++i) {
+    const std::string cell = "  " + groups[i].first + groups[i].second;
+    if (line.size() > indent.size() && line.size() + cell.size() > 100) {
+      out += line + "\n";
+      line = std::string(indent.size(), ' ');
+    }
+    line += cell;
+  }
+  if (groups.size() > kMaxGroups)
+    line += "  (" + std::to_string(groups.size() - kMaxGroups) + " more in the results)";
+  return out + line + "\n";
+}
+
+}  // namespace
+
 std::string workload_table(const RunResult& run) {
   std::string out;
   for (const StepResult& s : run.steps) {
@@ -180,11 +233,11 @@ std::string workload_table(const RunResult& run) {
     char line[320];
     std::snprintf(line, sizeof line,
                   "  step %-3zu %-12s %10.0f ops %9.3f Mops/s %8.2f Gb/s  latency p50 %.0f "
-                  "p99 %.0f max %.0f ns  hit rate mtt %.3f mpt %.3f\n",
+                  "p99 %.0f max %.0f ns\n",
                   size_t(s.index), s.op.c_str(), metric("ops"), metric("mops"), metric("gbps"),
-                  metric("latency_ns.p50"), metric("latency_ns.p99"), metric("latency_ns.max"),
-                  metric("mtt.hit_rate"), metric("mpt.hit_rate"));
-    out += line;
+                  metric("latency_ns.p50"), metric("latency_ns.p99"), metric("latency_ns.max"));
+    out += line + hit_rate_line(s);
+    for (const std::string& w : s.warnings) out += "           warning: " + w + "\n";
   }
   return out;
 }

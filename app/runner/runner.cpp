@@ -143,6 +143,7 @@ struct Instance {
         end(system, result, owner_prefix, running),
         driver("driver", ctx, result, end) {
     ctx.shared_simulation = owner_prefix > 0;
+    ctx.owner_prefix = owner_prefix;
   }
   System system;
   RunContext ctx;
@@ -235,6 +236,12 @@ void simulate(const std::vector<Instance*>& instances, const std::vector<RunResu
 
 RunContext::RunContext(const Scenario& scenario_, System& system_, uint64_t seed)
     : scenario(scenario_), system(system_), seed_(seed) {}
+
+const CounterWindow& RunContext::counter_window() {
+  if (!counter_window_)
+    counter_window_ = std::make_unique<CounterWindow>(system, scenario.nodes, owner_prefix);
+  return *counter_window_;
+}
 
 void RunContext::create_adapters() {
   for (size_t i = 0; i < system.node_count(); ++i) {

@@ -17,6 +17,13 @@
 
 namespace rnic::app {
 
+struct StatEntry {
+  std::string owner;  // "A.rnic.mtt"
+  std::string name;
+  std::string unit;
+  uint64_t value = 0;
+};
+
 struct StepResult {
   size_t index = 0;
   std::string op;
@@ -29,13 +36,10 @@ struct StepResult {
   std::string message;        // a failed step: one line, without the "step N (op): " prefix
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
-};
-
-struct StatEntry {
-  std::string owner;  // "A.rnic.mtt"
-  std::string name;
-  std::string unit;
-  uint64_t value = 0;
+  // Workloads: the unit counters that moved during the measured window, by how much, and
+  // what the window's statistics warn of (a cache still warming).
+  std::vector<StatEntry> window_stats;
+  std::vector<std::string> warnings;
 };
 
 // A latency histogram at the end of the run, in ns.

@@ -38,8 +38,8 @@ std::string pad(std::string text, size_t width) {
   return text;
 }
 
-std::string rate(uint64_t hits, uint64_t misses) {
-  return hits + misses ? format("%.3f", double(hits) / double(hits + misses)) : "-";
+std::string rate(uint64_t hits, uint64_t lookups) {
+  return lookups ? format("%.3f", double(hits) / double(lookups)) : "-";
 }
 
 std::string percent(uint64_t busy_ps, uint64_t sim_ns) {
@@ -76,11 +76,11 @@ std::string stats_table(const std::vector<std::string>& nodes, const RunResult& 
   for (const std::string& n : nodes) node_width = std::max(node_width, n.size());
 
   // Per node: work, data moved by DMA, cache hit rates, PCIe and port traffic.
-  const char* const row = " %7s %7s %7s %7s %8s %8s %7s %7s %9s %5s %5s %6s\n";
+  const char* const row = " %7s %7s %7s %7s %8s %8s %9s %5s %5s %6s\n";
   auto count = [](uint64_t n) { return std::to_string(n); };
   std::string out = "\n" + pad("node", node_width) +
-                    format(row, "WQEs", "reads", "writes", "sends", "DMA rd", "DMA wr", "MTT hit",
-                           "MPT hit", "PCIe TLPs", "up %", "dn %", "port %");
+                    format(row, "WQEs", "reads", "writes", "sends", "DMA rd", "DMA wr", "PCIe TLPs",
+                           "up %", "dn %", "port %");
   for (const std::string& n : nodes) {
     const std::string rnic = n + ".rnic.", pcie = n + ".pcie", req = rnic + "requester";
     const uint64_t tlps = get(pcie, "read_requests") + get(pcie, "completion_tlps") +
@@ -90,12 +90,47 @@ std::string stats_table(const std::vector<std::string>& nodes, const RunResult& 
                   count(get(req, "writes")).c_str(), count(get(req, "sends")).c_str(),
                   format_bytes(get(rnic + "endpoint", "dma_read_bytes")).c_str(),
                   format_bytes(get(rnic + "endpoint", "dma_write_bytes")).c_str(),
-                  rate(get(rnic + "mtt", "mtt_hits"), get(rnic + "mtt", "mtt_misses")).c_str(),
-                  rate(get(rnic + "protection", "mpt_hits"), get(rnic + "protection", "mpt_misses"))
-                      .c_str(),
                   count(tlps).c_str(), percent(get(pcie, "upstream_busy_ps"), run.sim_ns).c_str(),
                   percent(get(pcie, "downstream_busy_ps"), run.sim_ns).c_str(),
                   percent(get(rnic + "port", "tx_busy_ps"), run.sim_ns).c_str());
+  }
+
+  // Cache hit rates by node and by the side asking: one node's requester and responder walk
+  // different tables, and a rate over both would hide one behind the other. A merged lookup
+  // waited for another's miss: it counts as a lookup, not a hit. The QP-context unit's
+  // fetcher reads contexts for the requester side.
+  struct Table {
+    const char* label;
+    const char* unit;
+    const char* prefix;
+  };
+  const Table tables[] = {
+      {"mtt", "mtt", "mtt"}, {"mpt", "protection", "mpt"}, {"qpc", "context", "qpc"},
+      {"cqc", "context", "cqc"}};
+  const std::pair<const char*, const char*> sides[] = {
+      {"requester", "requester"}, {"responder", "responder"}, {"completion", "completion"}};
+  std::string hit_rows;
+  for (const std::string& n : nodes) {
+    for (const auto& [side, name] : sides) {
+      std::string cells;
+      bool any = false;
+      for (const Table& t : tables) {
+        const std::string owner = n + ".rnic." + t.unit;
+        const std::string asker =
+            std::string(t.unit) == "context" && std::string(side) == "requester" ? "fetcher" : side;
+        const std::string base = std::string(t.prefix) + "_";
+        const uint64_t hits = get(owner, (base + "hits_" + asker).c_str());
+        const uint64_t lookups = hits + get(owner, (base + "misses_" + asker).c_str()) +
+                                 get(owner, (base + "merged_" + asker).c_str());
+        any = any || lookups > 0;
+        cells += format(" %7s", rate(hits, lookups).c_str());
+      }
+      if (any) hit_rows += pad(n, node_width) + "  " + pad(name, 10) + cells + "\n";
+    }
+  }
+  if (!hit_rows.empty()) {
+    out += "\n" + pad("hit rate", node_width + 12) +
+           format(" %7s %7s %7s %7s\n", "mtt", "mpt", "qpc", "cqc") + hit_rows;
   }
 
   // Every histogram and occupancy with something in it, in walk (pipeline) order.

@@ -3,86 +3,28 @@
 // (the device's DMA engine alone), with the metrics of SCENARIOS.md and their bounds.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "app/runner/context.h"
+#include "app/runner/window_stats.h"
 #include "tlm/histogram.h"
 
 namespace rnic::app {
 
 namespace {
 
-// Sums of the translation and protection cache counters over every node.
-struct CacheCounts {
-  uint64_t mtt_hits = 0, mtt_misses = 0, mpt_hits = 0, mpt_misses = 0;
-};
-
-CacheCounts cache_counts(const System& system) {
-  CacheCounts c;
-  system.visit_stats([&](const std::string&, const Counter& counter) {
-    if (counter.name == "mtt_hits") c.mtt_hits += counter.value;
-    if (counter.name == "mtt_misses") c.mtt_misses += counter.value;
-    if (counter.name == "mpt_hits") c.mpt_hits += counter.value;
-    if (counter.name == "mpt_misses") c.mpt_misses += counter.value;
-  });
-  return c;
-}
-
-double rate(uint64_t hits, uint64_t misses) {
-  return hits + misses ? double(hits) / double(hits + misses) : 1.0;
-}
-
 double now_ns() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
 
-// Fills the metrics and checks them against the step's bounds.
+}  // namespace
+
 // SystemC delta cycles (evaluation phases with a process to run) so far: every timed event
 // that wakes a process costs at least one, so deltas per op measure how many times the
 // kernel had to schedule work for one operation (the simulator's cost, not the device's).
-uint64_t deltas() { return uint64_t(sc_core::sc_delta_count()); }
+uint64_t workload_deltas() { return uint64_t(sc_core::sc_delta_count()); }
 
-// In a simulation shared by several scenarios the count is theirs together: left out.
-void report(const RunContext& ctx, const Step& step, StepResult& result, uint64_t ops,
-            uint64_t bytes, double sim_ns, const LatencyHistogram& latency_ps,
-            const CacheCounts& before, const CacheCounts& after, uint64_t deltas_before) {
-  auto ns = [](uint64_t ps) { return double(ps) / 1000.0; };
-  result.metrics = {
-      {"ops", double(ops)},
-      {"bytes", double(bytes)},
-      {"sim_ns", sim_ns},
-      {"mops", sim_ns > 0 ? double(ops) / sim_ns * 1e3 : 0.0},
-      {"gbps", sim_ns > 0 ? double(bytes) * 8.0 / sim_ns : 0.0},
-      {"latency_ns.p50", ns(latency_ps.percentile(0.50))},
-      {"latency_ns.p90", ns(latency_ps.percentile(0.90))},
-      {"latency_ns.p99", ns(latency_ps.percentile(0.99))},
-      {"latency_ns.max", ns(latency_ps.max())},
-      {"mtt.hit_rate",
-       rate(after.mtt_hits - before.mtt_hits, after.mtt_misses - before.mtt_misses)},
-      {"mpt.hit_rate",
-       rate(after.mpt_hits - before.mpt_hits, after.mpt_misses - before.mpt_misses)},
-  };
-  if (!ctx.shared_simulation) {
-    result.metrics.emplace_back("deltas_per_op",
-                                ops ? double(deltas() - deltas_before) / double(ops) : 0.0);
-  }
-  for (const MetricBound& bound : step.metrics) {
-    double value = 0;
-    for (const auto& [name, v] : result.metrics) {
-      if (name == bound.metric) value = v;
-    }
-    const bool low = bound.min && value < *bound.min;
-    const bool high = bound.max && value > *bound.max;
-    if (!low && !high) continue;
-    char range[96];
-    std::snprintf(range, sizeof range, "%s in [%s, %s]", bound.metric.c_str(),
-                  bound.min ? std::to_string(*bound.min).c_str() : "-",
-                  bound.max ? std::to_string(*bound.max).c_str() : "-");
-    char got[64];
-    std::snprintf(got, sizeof got, "%s = %g", bound.metric.c_str(), value);
-    fail_step(result, range, got, std::string("metric ") + got + ", expected " + range);
-    return;
-  }
-}
+namespace {
 
 void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool write) {
   host::Adapter& a = ctx.adapter_of(step.qp);
@@ -107,9 +49,10 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
   const uint64_t outstanding = step.outstanding;
   std::mt19937_64 rng(ctx.seed() ^ (step.index * 0x9E3779B97F4A7C15ull));
 
-  const CacheCounts before = cache_counts(ctx.system);
+  const CounterWindow::Snapshot before = ctx.counter_window().take();
   const double start_ns = now_ns();
-  const uint64_t deltas_before = deltas();
+  const uint64_t deltas_before = workload_deltas();
+  std::optional<CounterWindow::Snapshot> mid;  // the counters halfway through
   std::vector<sc_core::sc_time> posted_at(outstanding);
   LatencyHistogram latency;
   uint64_t posted = 0, completed = 0;
@@ -166,12 +109,67 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
     for (size_t i = 0; i < got; ++i) {
       if (!take(batch[i])) return;
     }
+    if (!mid && completed >= step.count / 2) mid = ctx.counter_window().take();
   }
-  report(ctx, step, result, step.count, step.count * size, now_ns() - start_ns, latency, before,
-         cache_counts(ctx.system), deltas_before);
+  report_workload(ctx, step, result, step.count, step.count * size, now_ns() - start_ns,
+                  latency, before, mid ? &*mid : nullptr, deltas_before);
 }
 
 }  // namespace
+
+void check_metric_bounds(const Step& step, StepResult& result) {
+  for (const MetricBound& bound : step.metrics) {
+    const auto found = std::find_if(result.metrics.begin(), result.metrics.end(),
+                                    [&](const auto& m) { return m.first == bound.metric; });
+    if (found == result.metrics.end()) {
+      // A per-node or per-flow name this run did not measure (no lookups, no such flow).
+      fail_step(result, bound.metric, "not measured",
+                "metric " + bound.metric + " was not measured by this step");
+      return;
+    }
+    const double value = found->second;
+    const bool low = bound.min && value < *bound.min;
+    const bool high = bound.max && value > *bound.max;
+    if (!low && !high) continue;
+    const std::string range = bound.metric + " in [" +
+                              (bound.min ? std::to_string(*bound.min) : "-") + ", " +
+                              (bound.max ? std::to_string(*bound.max) : "-") + "]";
+    char number[32];
+    std::snprintf(number, sizeof number, "%g", value);
+    const std::string got = bound.metric + " = " + number;
+    fail_step(result, range, got, "metric " + got + ", expected " + range);
+    return;
+  }
+}
+
+// In a simulation shared by several scenarios the delta count is theirs together: left out.
+void report_workload(RunContext& ctx, const Step& step, StepResult& result, uint64_t ops,
+            uint64_t bytes, double sim_ns, const LatencyHistogram& latency_ps,
+            const CounterWindow::Snapshot& before, const CounterWindow::Snapshot* mid,
+            uint64_t deltas_before) {
+  auto ns = [](uint64_t ps) { return double(ps) / 1000.0; };
+  const CounterWindow& window = ctx.counter_window();
+  const CounterWindow::Snapshot after = window.take();
+  result.metrics = {
+      {"ops", double(ops)},
+      {"bytes", double(bytes)},
+      {"sim_ns", sim_ns},
+      {"mops", sim_ns > 0 ? double(ops) / sim_ns * 1e3 : 0.0},
+      {"gbps", sim_ns > 0 ? double(bytes) * 8.0 / sim_ns : 0.0},
+      {"latency_ns.p50", ns(latency_ps.percentile(0.50))},
+      {"latency_ns.p90", ns(latency_ps.percentile(0.90))},
+      {"latency_ns.p99", ns(latency_ps.percentile(0.99))},
+      {"latency_ns.max", ns(latency_ps.max())},
+  };
+  window.hit_rates(before, after, result.metrics);
+  result.window_stats = window.deltas(before, after);
+  if (mid) result.warnings = window.warming(before, *mid, after);
+  if (!ctx.shared_simulation) {
+    result.metrics.emplace_back("deltas_per_op",
+                                ops ? double(workload_deltas() - deltas_before) / double(ops) : 0.0);
+  }
+  check_metric_bounds(step, result);
+}
 
 void exec_read_stream(RunContext& ctx, const Step& step, StepResult& result) {
   run_stream(ctx, step, result, false);
@@ -186,17 +184,18 @@ void exec_dma_bench(RunContext& ctx, const Step& step, StepResult& result) {
   host::Buffer window;
   uint32_t status = a.AllocBuffer(step.window, 4096, false, host::BufferFill::Zero, 0, &window);
   LatencyHistogram latency;
-  const CacheCounts before = cache_counts(ctx.system);
+  const CounterWindow::Snapshot before = ctx.counter_window().take();
   const double start_ns = now_ns();
-  const uint64_t deltas_before = deltas();
+  const uint64_t deltas_before = workload_deltas();
   if (status == ndk::STATUS_SUCCESS) {
     status = a.RunDmaBench(window, uint32_t(step.size), step.count, uint32_t(step.outstanding),
                            step.random_pattern, ctx.seed() + step.index, &latency);
     a.FreeBuffer(window);  // each dma_bench step has a window of its own, never a pile of them
   }
   if (!ctx.check_status(step, status, a, result)) return;
-  report(ctx, step, result, step.count, step.count * step.size, now_ns() - start_ns, latency,
-         before, cache_counts(ctx.system), deltas_before);
+  // One blocking call: no halfway point to check warming at.
+  report_workload(ctx, step, result, step.count, step.count * step.size, now_ns() - start_ns,
+                  latency, before, nullptr, deltas_before);
 }
 
 }  // namespace rnic::app

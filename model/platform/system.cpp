@@ -40,13 +40,16 @@ System::System(const SystemConfig& config, const std::vector<std::string>& node_
 }
 
 void System::visit_groups(const StatGroupVisitor& visit) const {
-  for (const auto& node : nodes_) {
-    visit(node->memory.stats);
-    visit(node->pcie.stats);
-    node->rnic.visit_groups(visit);
-    if (node->monitor) visit(node->monitor->stats);
-  }
+  for (size_t i = 0; i < nodes_.size(); ++i) visit_node_groups(i, visit);
   visit(switch_->stats);
+}
+
+void System::visit_node_groups(size_t index, const StatGroupVisitor& visit) const {
+  const Node& node = *nodes_.at(index);
+  visit(node.memory.stats);
+  visit(node.pcie.stats);
+  node.rnic.visit_groups(visit);
+  if (node.monitor) visit(node.monitor->stats);
 }
 
 void System::visit_stats(const StatVisitor& visit) const {

@@ -48,7 +48,9 @@ class System {
   // Every unit's counters: owner is the unit's hierarchical name ("A.rnic.mtt").
   void visit_stats(const StatVisitor& visit) const;
   // Every stat group (counters, histograms, occupancies) in the same order.
+  // visit_node_groups: one node's groups, in that order; the switch's is no node's.
   void visit_groups(const StatGroupVisitor& visit) const;
+  void visit_node_groups(size_t node, const StatGroupVisitor& visit) const;
   // Every node's device traces into `sink` (tlm/trace.h; null: off). Call before simulating.
   void attach_trace(TraceSink* sink);
   // DMAs the protection monitors flagged, over all nodes (0 when no monitor is fitted).

@@ -310,17 +310,25 @@ TEST_CASE("the run summary has one metrics line per workload step", "[app]") {
                     {"latency_ns.p99", 2753.4},
                     {"latency_ns.max", 4218},
                     {"mtt.hit_rate", 1},
-                    {"mpt.hit_rate", 0.5}};
+                    {"mpt.hit_rate", 0.5},
+                    {"A.requester.mtt.hit_rate", 1},
+                    {"A.requester.mpt.hit_rate", 0.25},
+                    {"B.responder.mtt.hit_rate", 0.004}};
+  stream.warnings = {"B.responder.mtt cache still warming: 900 misses in the first half"};
   run_result.steps = {setup, stream};
   const std::string table = workload_table(run_result);
-  CHECK(std::count(table.begin(), table.end(), '\n') == 1);
+  // The metrics, the hit rates by node and side (not the totals), the warning.
+  CHECK(std::count(table.begin(), table.end(), '\n') == 3);
   CHECK(table.find("step 14") != std::string::npos);
   CHECK(table.find("read_stream") != std::string::npos);
   CHECK(table.find("20000 ops") != std::string::npos);
   CHECK(table.find("5.829 Mops/s") != std::string::npos);
   CHECK(table.find("2.98 Gb/s") != std::string::npos);
   CHECK(table.find("p50 2753 p99 2753 max 4218 ns") != std::string::npos);
-  CHECK(table.find("mtt 1.000 mpt 0.500") != std::string::npos);
+  CHECK(table.find("hit rate  A.requester mtt 1.000 mpt 0.250  B.responder mtt 0.004\n") !=
+        std::string::npos);
+  CHECK(table.find("mpt 0.500") == std::string::npos);
+  CHECK(table.find("warning: B.responder.mtt cache still warming") != std::string::npos);
   CHECK(workload_table(RunResult{}).empty());
 }
 

@@ -150,8 +150,12 @@ TEST_CASE("the statistics table: a row per node, then latencies and occupancies"
                {"A.rnic.requester", "writes", "requests", 2},
                {"A.rnic.endpoint", "dma_read_bytes", "bytes", 1234567},
                {"A.rnic.endpoint", "dma_write_bytes", "bytes", 999},
-               {"A.rnic.mtt", "mtt_hits", "lookups", 3},
-               {"A.rnic.mtt", "mtt_misses", "lookups", 1},
+               {"A.rnic.mtt", "mtt_hits_requester", "lookups", 3},
+               {"A.rnic.mtt", "mtt_misses_requester", "lookups", 1},
+               {"B.rnic.mtt", "mtt_hits_responder", "lookups", 1},
+               {"B.rnic.mtt", "mtt_misses_responder", "lookups", 2},
+               {"B.rnic.mtt", "mtt_merged_responder", "lookups", 1},
+               {"B.rnic.context", "qpc_hits_responder", "lookups", 4},
                {"A.pcie", "read_requests", "TLPs", 10},
                {"A.pcie", "completion_tlps", "TLPs", 12},
                {"A.pcie", "upstream_busy_ps", "ps", 250000},
@@ -162,28 +166,33 @@ TEST_CASE("the statistics table: a row per node, then latencies and occupancies"
   run.occupancies = {{"B.rnic.dma_read", "tags_in_use", "tags", 2.5, 16},
                      {"A.rnic.dma_read", "tags_in_use", "tags", 0, 0}};
   const std::vector<std::string> lines = lines_of(stats_table({"A", "B"}, run));
-  REQUIRE(lines.size() == 11);
+  REQUIRE(lines.size() == 15);
   CHECK(lines[0].empty());
   CHECK(lines[1].rfind("node", 0) == 0);
-  for (const char* column : {"WQEs", "reads", "writes", "DMA rd", "MTT hit", "PCIe TLPs", "up %"})
+  for (const char* column : {"WQEs", "reads", "writes", "DMA rd", "PCIe TLPs", "up %"})
     CHECK(lines[1].find(column) != std::string::npos);
   CHECK(lines[2].rfind("A ", 0) == 0);
-  CHECK(lines[2].find(" 20      18       2       0  1.23 MB    999 B   0.750       -") !=
-        std::string::npos);
+  CHECK(lines[2].find(" 20      18       2       0  1.23 MB    999 B ") != std::string::npos);
   CHECK(lines[2].find(" 22  25.0 ") != std::string::npos);  // TLPs, upstream busy 25%
   CHECK(lines[3].rfind("B ", 0) == 0);
+  // Hit rates by node and side (merged lookups count as lookups), only sides that looked up.
   CHECK(lines[4].empty());
-  CHECK(lines[5].rfind("latency (ns)", 0) == 0);
-  CHECK(lines[6].find("requester  read_latency_ns") != std::string::npos);
-  CHECK(lines[6].find("18    1500.2     1400     1900     2500     2600") != std::string::npos);
-  CHECK(lines[7].find("responder  read_service_ns") != std::string::npos);
+  CHECK(lines[5].rfind("hit rate", 0) == 0);
+  CHECK(lines[6] == "A     requester    0.750       -       -       -");
+  CHECK(lines[7] == "B     responder    0.250       -   1.000       -");
   CHECK(lines[8].empty());
-  CHECK(lines[9].rfind("occupancy", 0) == 0);
-  CHECK(lines[10].find("dma_read   tags_in_use") != std::string::npos);
-  CHECK(lines[10].find("2.50        16  tags") != std::string::npos);
+  CHECK(lines[9].rfind("latency (ns)", 0) == 0);
+  CHECK(lines[10].find("requester  read_latency_ns") != std::string::npos);
+  CHECK(lines[10].find("18    1500.2     1400     1900     2500     2600") != std::string::npos);
+  CHECK(lines[11].find("responder  read_service_ns") != std::string::npos);
+  CHECK(lines[12].empty());
+  CHECK(lines[13].rfind("occupancy", 0) == 0);
+  CHECK(lines[14].find("dma_read   tags_in_use") != std::string::npos);
+  CHECK(lines[14].find("2.50        16  tags") != std::string::npos);
   // Columns line up: every number column of a table ends where its header ends.
   CHECK(lines[2].size() == lines[1].size());
   CHECK(lines[6].size() == lines[5].size());
+  CHECK(lines[10].size() == lines[9].size());
   for (const std::string& line : lines) CHECK(line.size() <= 100);
   // No statistics (the run stopped before simulating): no table.
   CHECK(stats_table({"A"}, RunResult{}).empty());
@@ -223,10 +232,13 @@ TEST_CASE("run prints the summary line, then the statistics table", "[app][stats
   REQUIRE(lines.size() > 8);
   CHECK(lines[0].rfind("bulk: PASS  14/14 steps", 0) == 0);
   CHECK(lines[1].rfind("  step 13  read_stream", 0) == 0);
-  CHECK(lines[2].empty());
-  CHECK(lines[3].rfind("node ", 0) == 0);
-  CHECK(lines[4].rfind("A ", 0) == 0);
-  CHECK(lines[5].rfind("B ", 0) == 0);
+  CHECK(lines[2].find("hit rate  A.requester") != std::string::npos);
+  // The hit rates may wrap; the statistics table follows a blank line.
+  const size_t blank = size_t(std::find(lines.begin(), lines.end(), "") - lines.begin());
+  REQUIRE(blank + 3 < lines.size());
+  CHECK(lines[blank + 1].rfind("node ", 0) == 0);
+  CHECK(lines[blank + 2].rfind("A ", 0) == 0);
+  CHECK(lines[blank + 3].rfind("B ", 0) == 0);
   auto row = [&](const std::string& name) {
     auto it = std::find_if(lines.begin(), lines.end(),
                            [&](const std::string& l) { return l.find(name) != std::string::npos; });
@@ -247,8 +259,12 @@ TEST_CASE("run --no-summary keeps the summary and workload lines only", "[app][s
   std::ostringstream out, err;
   REQUIRE(run_cli({"run", file, "--no-summary"}, out, err) == 0);
   const std::vector<std::string> lines = lines_of(out.str());
-  REQUIRE(lines.size() == 2);
+  REQUIRE(lines.size() >= 3);
   CHECK(lines[0].rfind("bulk: PASS", 0) == 0);
   CHECK(lines[1].rfind("  step 13  read_stream", 0) == 0);
+  for (size_t i = 2; i < lines.size(); ++i) {  // hit rates by node and side, nothing more
+    CHECK(lines[i].rfind("           ", 0) == 0);
+    CHECK(lines[i].find("node ") == std::string::npos);
+  }
   std::remove(file.c_str());
 }

@@ -303,7 +303,7 @@ class Speed(unittest.TestCase):
 class Units(unittest.TestCase):
     def test_metric_units_match_stats_doc(self):
         with open(os.path.join(ROOT, "docs", "generated", "stats.md")) as f:
-            text = f.read().split("## Workload metrics", 1)[1]
+            text = f.read().split("## Workload metrics", 1)[1].split("\n## ", 1)[0]
         doc = dict(re.findall(r"^\| `([^`]+)` \| ([^|]+?) \| ", text, re.M))
         self.assertEqual(units.METRIC_UNITS, doc)
 

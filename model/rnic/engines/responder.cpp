@@ -76,6 +76,7 @@ CqeStatus Responder::check_and_translate(const Packet& request, const QpcEntry& 
   check.length = request.length;
   check.access = access;
   check.trace_id = request.trace_id;
+  check.side = EngineSide::Responder;
   send_message(pool_, check_isock, check, delay);
   if (check.status != CqeStatus::Success) {
     ++access_errors_;
@@ -85,6 +86,7 @@ CqeStatus Responder::check_and_translate(const Packet& request, const QpcEntry& 
   translate_.va = check.target_va;
   translate_.length = request.length;
   translate_.trace_id = request.trace_id;
+  translate_.side = EngineSide::Responder;
   send_message(pool_, xlate_isock, translate_, delay);
   return translate_.ok ? CqeStatus::Success : CqeStatus::RemoteAccess;
 }

@@ -83,6 +83,7 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, c
     if (sge.length == 0) continue;
     ProtectionRequest& check = checks[used++];
     check.op = ProtectionOp::LocalAccess;
+    check.side = EngineSide::Responder;
     check.token = sge.token;
     check.pd = context.pd;
     check.qpn = request.dst_qpn;
@@ -103,6 +104,7 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, c
     translate_.region = checks[i].region;
     translate_.va = checks[i].target_va;
     translate_.length = n;
+    translate_.side = EngineSide::Responder;
     translate_.trace_id = request.trace_id;
     send_message(pool_, xlate_isock, translate_, delay);
     DmaRequest write;
@@ -119,6 +121,7 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, c
   if (request.invalidate) {
     ProtectionRequest invalidate;
     invalidate.op = ProtectionOp::Invalidate;
+    invalidate.side = EngineSide::Responder;
     invalidate.token = request.remote_token;
     invalidate.pd = context.pd;
     invalidate.qpn = request.dst_qpn;

@@ -11,6 +11,7 @@
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/abi/wqe.h"
 #include "model/rnic/msg/dma.h"
+#include "model/rnic/msg/engine_side.h"
 #include "model/rnic/net/packet.h"
 #include "tlm/extensions.h"
 
@@ -101,6 +102,7 @@ struct ProtectionRequest {
   uint64_t generation = 0;
   bool mpt_changed = false;  // Recheck: an MPT entry changed since `generation`
   uint64_t trace_id = 0;   // the work request asking (tracing only)
+  EngineSide side = EngineSide::Requester;  // who asks (statistics only)
 };
 
 struct PhysSegment {
@@ -127,6 +129,7 @@ struct TranslateRequest {
   std::vector<PhysSegment> segments;
   bool ok = false;
   uint64_t trace_id = 0;  // the work request asking (tracing only)
+  EngineSide side = EngineSide::Requester;  // who asks (statistics only)
 };
 
 // Responder -> DmaReadEngine, Requester -> DmaWriteEngine.

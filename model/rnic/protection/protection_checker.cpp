@@ -28,6 +28,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
       misses_(stats.add("mpt_misses", "lookups", "MPT cache misses (a DMA read each)")),
       merged_(stats.add("mpt_merged", "lookups",
                         "lookups of an entry whose read was in flight: no read of their own")),
+      by_side_(stats, "mpt", "MPT cache"),
       mshr_stall_ps_(stats.add("miss_register_stall_ps", "ps",
                                "time misses waited for a free miss-status register")),
       miss_fill_(stats.add_histogram("miss_fill_ns", "MPT cache miss: the DMA read of its entry")),
@@ -39,21 +40,24 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
   ctrl_tsock.register_b_transport(this, &ProtectionChecker::ctrl_b_transport);
 }
 
-MptEntry* ProtectionChecker::fetch(uint32_t index, sc_core::sc_time& delay) {
+MptEntry* ProtectionChecker::fetch(uint32_t index, EngineSide side, sc_core::sc_time& delay) {
   if (index == 0 || index >= icm_.mpt_entries) return nullptr;  // index 0 is never allocated
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const sc_core::sc_time asked = now + delay;
   const auto found = cache_.lookup(index, asked.value());
   if (found.outcome == NonBlockingCache<MptEntry>::Outcome::Hit) {
     ++hits_;
+    ++by_side_.hits(side);
     return found.value;
   }
   if (found.outcome == NonBlockingCache<MptEntry>::Outcome::Merged) {
     ++merged_;
+    ++by_side_.merged(side);
     delay = ps(found.ready_ps) - now;
     return found.value;
   }
   ++misses_;
+  ++by_side_.misses(side);
   uint8_t raw[kMptEntryBytes];
   const sc_core::sc_time issued = ps(cache_.begin_miss(asked.value()));
   mshr_stall_ps_ += (issued - asked).value();
@@ -82,17 +86,17 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
   req.generation = generation_;
   switch (req.op) {
     case ProtectionOp::LocalAccess: {
-      const MptEntry* entry = fetch(index, delay);
+      const MptEntry* entry = fetch(index, req.side, delay);
       return entry ? check_local_access(*entry, req) : CqeStatus::LocalProtection;
     }
     case ProtectionOp::RemoteAccess: {
-      const MptEntry* entry = fetch(index, delay);
+      const MptEntry* entry = fetch(index, req.side, delay);
       if (!entry) return CqeStatus::RemoteAccess;
       MptEntry copy = *entry;  // fetching the parent may evict the window's line
       const MptEntry* parent = nullptr;
       MptEntry parent_copy;
       if (copy.kind == MptKind::Mw && copy.state == MptState::Valid) {
-        if (const MptEntry* p = fetch(copy.parent_index, delay)) {
+        if (const MptEntry* p = fetch(copy.parent_index, req.side, delay)) {
           parent_copy = *p;
           parent = &parent_copy;
         }
@@ -101,10 +105,10 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
     }
     case ProtectionOp::Bind: {
       const uint32_t mr_index = token_index(req.mr_token);
-      MptEntry* mw_entry = fetch(index, delay);
+      MptEntry* mw_entry = fetch(index, req.side, delay);
       if (!mw_entry) return CqeStatus::MwBind;
       MptEntry mw = *mw_entry;
-      MptEntry* mr_entry = mr_index != index ? fetch(mr_index, delay) : nullptr;
+      MptEntry* mr_entry = mr_index != index ? fetch(mr_index, req.side, delay) : nullptr;
       if (!mr_entry) return CqeStatus::MwBind;
       MptEntry mr = *mr_entry;
       const CqeStatus status = apply_bind(index, mw, mr_index, mr, req);
@@ -118,21 +122,21 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
       return CqeStatus::Success;
     }
     case ProtectionOp::FastRegisterCheck: {
-      const MptEntry* mr = fetch(index, delay);
+      const MptEntry* mr = fetch(index, req.side, delay);
       if (!mr) return CqeStatus::LocalProtection;
       const CqeStatus status = check_fast_register(*mr, req, 4096);
       if (status == CqeStatus::Success) req.region = Region{mr->mtt_index, 12, 0};
       return status;
     }
     case ProtectionOp::FastRegisterCommit: {
-      MptEntry* mr = fetch(index, delay);
+      MptEntry* mr = fetch(index, req.side, delay);
       if (!mr) return CqeStatus::LocalProtection;
       apply_fast_register(*mr, req);
       ++generation_;
       return write_back(index, *mr, delay) ? CqeStatus::Success : CqeStatus::LocalQpOperation;
     }
     case ProtectionOp::Invalidate: {
-      MptEntry* entry = fetch(index, delay);
+      MptEntry* entry = fetch(index, req.side, delay);
       if (!entry) return CqeStatus::LocalProtection;
       MptEntry object = *entry;
       const CqeStatus status = apply_invalidate(object, req);
@@ -142,7 +146,7 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
       if (!write_back(index, object, delay)) return CqeStatus::LocalQpOperation;
       if (object.kind == MptKind::Mw) {
         // The window no longer pins its MR (SPEC.md 5: DeregisterMr / Invalidate of the MR).
-        if (MptEntry* parent = fetch(object.parent_index, delay)) {
+        if (MptEntry* parent = fetch(object.parent_index, req.side, delay)) {
           if (parent->bound_windows > 0) --parent->bound_windows;
           const MptEntry copy = *parent;
           write_back(object.parent_index, copy, delay);

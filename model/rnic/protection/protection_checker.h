@@ -15,6 +15,7 @@
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/util/non_blocking_cache.h"
+#include "model/rnic/msg/engine_side.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -42,7 +43,7 @@ class ProtectionChecker : public sc_core::sc_module {
   void check_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   // The entry at `index` (from the cache, or read from host memory); null if unreadable.
-  MptEntry* fetch(uint32_t index, sc_core::sc_time& delay);
+  MptEntry* fetch(uint32_t index, EngineSide side, sc_core::sc_time& delay);
   bool write_back(uint32_t index, const MptEntry& entry, sc_core::sc_time& delay);
   CqeStatus handle(ProtectionRequest& req, sc_core::sc_time& delay);
   void recheck(ProtectionRequest& req, sc_core::sc_time& delay);
@@ -65,6 +66,7 @@ class ProtectionChecker : public sc_core::sc_module {
   Counter& hits_;
   Counter& misses_;
   Counter& merged_;
+  SideCounters by_side_;  // the same lookups, by the engine asking
   Counter& mshr_stall_ps_;
   Histogram& miss_fill_;
   Occupancy& misses_in_flight_;

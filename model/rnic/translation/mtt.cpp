@@ -24,6 +24,7 @@ Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& ic
       misses_(stats.add("mtt_misses", "lookups", "translation cache misses (a DMA read each)")),
       merged_(stats.add("mtt_merged", "lookups",
                         "lookups of a line whose read was in flight: no read of their own")),
+      by_side_(stats, "mtt", "translation cache"),
       mshr_stall_ps_(stats.add("miss_register_stall_ps", "ps",
                                "time misses waited for a free miss-status register")),
       faults_(stats.add("faults", "requests", "translations outside the table or unreadable")),
@@ -39,23 +40,26 @@ Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& ic
   ctrl_tsock.register_b_transport(this, &Mtt::ctrl_b_transport);
 }
 
-bool Mtt::entry(uint32_t index, uint64_t* phys, sc_core::sc_time& delay) {
+bool Mtt::entry(uint32_t index, EngineSide side, uint64_t* phys, sc_core::sc_time& delay) {
   if (index >= icm_.mtt_entries) return false;
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const sc_core::sc_time asked = now + delay;
   const auto found = cache_.lookup(index, asked.value());
   if (found.outcome == NonBlockingCache<uint64_t>::Outcome::Hit) {
     ++hits_;
+    ++by_side_.hits(side);
     *phys = *found.value;
     return true;
   }
   if (found.outcome == NonBlockingCache<uint64_t>::Outcome::Merged) {
     ++merged_;
+    ++by_side_.merged(side);
     *phys = *found.value;
     delay = ps(found.ready_ps) - now;
     return true;
   }
   ++misses_;
+  ++by_side_.misses(side);
   // Fetch the aligned line of entries holding `index` and keep all of them.
   const uint32_t per_line = config_.entries_per_fetch;
   const uint32_t first = index / per_line * per_line;
@@ -105,7 +109,7 @@ bool Mtt::translate(TranslateRequest& req, sc_core::sc_time& delay) {
     uint64_t phys = 0;
     // The pages' misses are issued together: each starts when the lookups are done.
     sc_core::sc_time d = looked_up - now;
-    if (!entry(uint32_t(r.mtt_index + page), &phys, d)) return false;
+    if (!entry(uint32_t(r.mtt_index + page), req.side, &phys, d)) return false;
     if (now + d > ready) ready = now + d;
     const uint64_t in_page = va & (page_bytes - 1);
     const uint64_t n = std::min(remaining, page_bytes - in_page);

@@ -14,6 +14,7 @@
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/util/non_blocking_cache.h"
+#include "model/rnic/msg/engine_side.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -44,7 +45,7 @@ class Mtt : public sc_core::sc_module {
   bool load_page_list(PageListLoad& req, sc_core::sc_time& delay);
   // Entry `index` for a lookup leaving the pipeline at now + `delay`; `delay` grows to when
   // the entry is on chip (a miss or a merged miss).
-  bool entry(uint32_t index, uint64_t* phys, sc_core::sc_time& delay);
+  bool entry(uint32_t index, EngineSide side, uint64_t* phys, sc_core::sc_time& delay);
 
   IcmLayout icm_;
   Clock clock_;
@@ -59,6 +60,7 @@ class Mtt : public sc_core::sc_module {
   Counter& hits_;
   Counter& misses_;
   Counter& merged_;
+  SideCounters by_side_;  // the same lookups, by the engine asking
   Counter& mshr_stall_ps_;
   Counter& faults_;
   Histogram& miss_fill_;

@@ -163,8 +163,8 @@ def parse_plot(spec, grid_keys, workload):
         raise UsageError(f"--plot {spec!r}: series and x are the same key")
     y = plot["y"]
     step = re.match(r"^step(\d+)\.(.+)$", y)
-    if not (y in PLOT_COLUMNS or (y in METRICS and workload)
-            or (step and int(step.group(1)) in workload and step.group(2) in METRICS)):
+    if not (y in PLOT_COLUMNS or (units.metric_unit(y) and workload)
+            or (step and int(step.group(1)) in workload and units.metric_unit(step.group(2)))):
         # stepN.METRIC only for what looks like one: "p99" is the last step's latency_ns.p99.
         valid = ([f"step{i}.{m}" for i in workload for m in METRICS] if y.startswith("step")
                  else list(PLOT_COLUMNS) + (list(METRICS) if workload else []))

@@ -19,6 +19,28 @@ METRIC_UNITS = {
     "latency_ns.max": "ns", "mtt.hit_rate": "fraction", "mpt.hit_rate": "fraction",
     "deltas_per_op": "deltas/op",
 }
+# Metrics named after a node, side and table, or a traffic flow, and their units.
+PATTERN_UNITS = (
+    (re.compile(r"^[A-Za-z0-9_]+\.(requester|responder|completion)\.(mtt|mpt|qpc|cqc)"
+                r"\.hit_rate$"), "fraction"),
+    (re.compile(r"^flow\d+\.mops$"), "Mop/s"),
+    (re.compile(r"^flow\d+\.gbps$"), "Gb/s"),
+    (re.compile(r"^flow\d+\.ops$"), "operations"),
+    (re.compile(r"^fairness$"), "index"),
+)
+
+
+def metric_unit(name):
+    """The unit of a workload metric, fixed or patterned (A.responder.mtt.hit_rate, flow0.mops,
+    fairness); None if `name` is no metric."""
+    if name in METRIC_UNITS:
+        return METRIC_UNITS[name]
+    for pattern, unit in PATTERN_UNITS:
+        if pattern.match(name):
+            return unit
+    return None
+
+
 # Columns of a sweep's results.csv that are not metrics.
 COLUMN_UNITS = {"sim_ns": "ns", "wall_s": "s"}
 # Scenario fields a sweep varies (steps[N].FIELD), by their last name.
@@ -53,8 +75,8 @@ def unit_of(name, params=None):
         return FIELD_UNITS.get(m.group(2).split(".")[-1])
     m = STEP_COLUMN.match(name)
     if m:
-        return METRIC_UNITS.get(m.group(2))
-    return METRIC_UNITS.get(name) or COLUMN_UNITS.get(name)
+        return metric_unit(m.group(2))
+    return metric_unit(name) or COLUMN_UNITS.get(name)
 
 
 def short_unit(unit):
