@@ -54,12 +54,18 @@ bool out_dir_paths(const CliOptions& o, std::vector<std::string>* paths, std::st
   return true;
 }
 
-// The most a file's buffers take at once: its allocs, plus its largest dma_bench window.
+// The most a file's buffers take at once: its allocs and traffic buffers, plus its largest
+// dma_bench window.
 uint64_t buffer_bytes(const Scenario& scenario) {
   uint64_t allocs = 0, window = 0;
   for (const Step& step : scenario.steps) {
     if (step.op == Op::Alloc) allocs += step.size;
     if (step.op == Op::DmaBench) window = std::max(window, step.window);
+    for (const FlowSpec& flow : step.flows) {  // traffic: source slots, destination regions
+      allocs += flow.window * flow.size +
+                flow.regions * ((flow.region_bytes + flow.page_size - 1) / flow.page_size *
+                                flow.page_size);
+    }
   }
   return allocs + window;
 }

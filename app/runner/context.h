@@ -99,12 +99,13 @@ void exec_rdma(RunContext& ctx, const Step& step, StepResult& result, bool write
 // Workload metrics (workloads.cpp), for every workload executor. `before` and `mid`: the
 // unit counters at the start and halfway through the measured window (mid null: no warming
 // check); `deltas_before`: workload_deltas() at the start. Fills result.metrics (SCENARIOS.md
-// names, hit rates by node and side), window_stats and warnings, then checks the bounds.
+// names, hit rates by node and side, then `extra`), window_stats and warnings, then checks
+// the bounds.
 uint64_t workload_deltas();  // SystemC delta cycles so far
 void report_workload(RunContext& ctx, const Step& step, StepResult& result, uint64_t ops,
                      uint64_t bytes, double sim_ns, const LatencyHistogram& latency_ps,
                      const CounterWindow::Snapshot& before, const CounterWindow::Snapshot* mid,
-                     uint64_t deltas_before);
+                     uint64_t deltas_before, const Metrics& extra = {});
 // Fails `result` at the first metric outside the step's bounds, or not measured at all.
 void check_metric_bounds(const Step& step, StepResult& result);
 
@@ -132,6 +133,7 @@ void exec_flush(RunContext&, const Step&, StepResult&);
 void exec_read_stream(RunContext&, const Step&, StepResult&);
 void exec_write_stream(RunContext&, const Step&, StepResult&);
 void exec_dma_bench(RunContext&, const Step&, StepResult&);
+void exec_traffic(RunContext&, const Step&, StepResult&);  // traffic.cpp
 void exec_poll(RunContext&, const Step&, StepResult&);
 void exec_expect_memory(RunContext&, const Step&, StepResult&);
 void exec_fill_memory(RunContext&, const Step&, StepResult&);

@@ -368,6 +368,8 @@ Executor executor_for(Op op) {
       return exec_write_stream;
     case Op::DmaBench:
       return exec_dma_bench;
+    case Op::Traffic:
+      return exec_traffic;
     case Op::Poll:
       return exec_poll;
     case Op::ExpectMemory:

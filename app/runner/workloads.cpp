@@ -146,7 +146,7 @@ void check_metric_bounds(const Step& step, StepResult& result) {
 void report_workload(RunContext& ctx, const Step& step, StepResult& result, uint64_t ops,
             uint64_t bytes, double sim_ns, const LatencyHistogram& latency_ps,
             const CounterWindow::Snapshot& before, const CounterWindow::Snapshot* mid,
-            uint64_t deltas_before) {
+            uint64_t deltas_before, const Metrics& extra) {
   auto ns = [](uint64_t ps) { return double(ps) / 1000.0; };
   const CounterWindow& window = ctx.counter_window();
   const CounterWindow::Snapshot after = window.take();
@@ -162,11 +162,12 @@ void report_workload(RunContext& ctx, const Step& step, StepResult& result, uint
       {"latency_ns.max", ns(latency_ps.max())},
   };
   window.hit_rates(before, after, result.metrics);
+  result.metrics.insert(result.metrics.end(), extra.begin(), extra.end());
   result.window_stats = window.deltas(before, after);
   if (mid) result.warnings = window.warming(before, *mid, after);
   if (!ctx.shared_simulation) {
-    result.metrics.emplace_back("deltas_per_op",
-                                ops ? double(workload_deltas() - deltas_before) / double(ops) : 0.0);
+    const uint64_t deltas = workload_deltas() - deltas_before;
+    result.metrics.emplace_back("deltas_per_op", ops ? double(deltas) / double(ops) : 0.0);
   }
   check_metric_bounds(step, result);
 }

@@ -179,4 +179,86 @@ void parse_dma_bench(const Reader& r, Step& s) {
   s.metrics = parse_metrics(r);
 }
 
+namespace {
+
+FlowSpec parse_flow(const Reader& f, size_t step) {
+  f.only({"src", "dst", "verb", "qps", "size", "outstanding", "window", "regions",
+          "region_bytes", "page_size", "pattern"});
+  FlowSpec flow;
+  flow.src = f.node("src");
+  flow.dst = f.node("dst");
+  if (flow.src == flow.dst) f.fail("dst", "a flow connects two different nodes");
+  const std::string verb = f.string("verb");
+  if (verb == "read") {
+    flow.verb = Verb::Read;
+  } else if (verb == "write") {
+    flow.verb = Verb::Write;
+  } else if (verb == "send") {
+    flow.verb = Verb::Send;
+  } else {
+    f.fail("verb", "must be \"read\", \"write\" or \"send\", not " + quote(verb));
+  }
+  flow.qps = f.literal("qps", 1, kMaxFlowQps);
+  flow.size = f.literal("size", 1, kMaxAllocBytesPerNode);
+  flow.outstanding = f.literal_or("outstanding", 1, 1, host::kMaxQueueDepth);
+  flow.window = f.literal_or("window", flow.qps * flow.outstanding, 1, flow.qps * flow.outstanding);
+  flow.regions = f.literal_or("regions", 1, 1, 65536);
+  flow.region_bytes = f.literal_or("region_bytes", 65536, 1, kMaxAllocBytesPerNode);
+  if (flow.region_bytes < flow.size) {
+    f.fail("region_bytes", "smaller than size (" + std::to_string(flow.size) + ")");
+  }
+  flow.page_size = f.literal_or("page_size", 4096, 1, 1ull << 30);
+  if (flow.page_size != 4096 && flow.page_size != 2097152)
+    f.fail("page_size", "must be 4096 or 2097152");
+  const std::string pattern = f.string_or("pattern", "sequential");
+  if (pattern != "sequential" && pattern != "random")
+    f.fail("pattern", "must be \"sequential\" or \"random\"");
+  flow.random = pattern == "random";
+  // The buffers the op allocates: a slot per operation in flight on the source, the regions
+  // (each rounded up to whole pages) on the destination.
+  const uint64_t region = (flow.region_bytes + flow.page_size - 1) / flow.page_size *
+                          flow.page_size;
+  if (flow.regions > kMaxAllocBytesPerNode / region) {
+    f.fail("regions", "regions x region_bytes above the 1 GiB a scenario may allocate per node");
+  }
+  if (flow.window > kMaxAllocBytesPerNode / flow.size) {
+    f.fail("window", "window x size above the 1 GiB a scenario may allocate per node");
+  }
+  charge_allocation(f, "window", flow.src, flow.window * flow.size);
+  charge_allocation(f, "regions", flow.dst, flow.regions * region);
+  (void)step;
+  return flow;
+}
+
+}  // namespace
+
+void parse_traffic(const Reader& r, Step& s) {
+  const json& list = r.at("flows");
+  if (!list.is_array() || list.empty() || list.size() > kMaxFlows) {
+    r.fail("flows", "must be an array of 1.." + std::to_string(kMaxFlows) + " flows");
+  }
+  std::vector<uint64_t> qps_on_node(r.state().nodes.size(), 0);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const JsonPath p = r.path("flows").index(i);
+    if (!list[i].is_object())
+      throw_at(p, std::string("must be an object, not ") + list[i].type_name());
+    const FlowSpec flow = parse_flow(Reader(list[i], p, r.state()), s.index);
+    // Each pair is a QP on both nodes; the adapter's table (qp.max_qps) is checked when run.
+    for (uint32_t node : {flow.src, flow.dst}) {
+      qps_on_node[node] += flow.qps;
+      if (qps_on_node[node] > kMaxFlowQps)
+        throw_at(p.key("qps"), "more than " + std::to_string(kMaxFlowQps) + " QPs on node " +
+                                   r.state().nodes[node]);
+    }
+    s.flows.push_back(flow);
+  }
+  s.count = r.literal("ops", 1, kMaxWorkloadCount);
+  s.warmup_ops = r.literal_or("warmup_ops", 0, 0, kMaxWorkloadCount);
+  const std::string select = r.string_or("qp_select", "round_robin");
+  if (select != "round_robin" && select != "random")
+    r.fail("qp_select", "must be \"round_robin\" or \"random\"");
+  s.random_select = select == "random";
+  s.metrics = parse_metrics(r, s.flows.size());
+}
+
 }  // namespace rnic::app

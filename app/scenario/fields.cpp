@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Field parsers shared by several ops: fills, hex bytes, SGLs, remote targets, metric bounds.
 #include <algorithm>
+#include <regex>
 
 #include "app/scenario/parse.h"
 #include "app/scenario/suggest.h"
@@ -30,6 +31,20 @@ const std::vector<const char*>& metric_names() {
                                                  "mpt.hit_rate",
                                                  "deltas_per_op"};
   return names;
+}
+
+void charge_allocation(const Reader& r, const std::string& key, uint32_t node, uint64_t bytes) {
+  uint64_t& total = r.state().allocated[node];
+  if (bytes > kMaxAllocBytesPerNode - total) {
+    r.fail(key, "buffers on node " + r.state().nodes[node] +
+                    " would total more than the 1 GiB a scenario may allocate per node");
+  }
+  uint64_t all = 0;
+  for (uint64_t n : r.state().allocated) all += n;
+  if (bytes > kMaxAllocBytesTotal - all) {
+    r.fail(key, "buffers on all nodes would total more than the 2 GiB a scenario may allocate");
+  }
+  total += bytes;
 }
 
 void parse_expect_status(const Reader& r, Step& s) {
@@ -192,15 +207,47 @@ RemoteSpec parse_remote(const Reader& r, bool workload) {
   return remote;
 }
 
-std::vector<MetricBound> parse_metrics(const Reader& r) {
+namespace {
+
+// "NODE.SIDE.TABLE.hit_rate" for a node of the scenario, or (flows > 0) "flowN.ops|mops|gbps"
+// with N < flows, or "fairness"; an empty string when it is one, else what is wrong.
+std::string check_patterned_metric(const Reader& r, const std::string& name, size_t flows) {
+  static const std::regex hit_rate(
+      "^([A-Za-z0-9_]+)\\.(requester|responder|completion)\\.(mtt|mpt|qpc|cqc)\\.hit_rate$");
+  static const std::regex flow("^flow([0-9]{1,9})\\.(ops|mops|gbps)$");
+  std::smatch m;
+  if (std::regex_match(name, m, hit_rate)) {
+    const auto& nodes = r.state().nodes;
+    if (std::find(nodes.begin(), nodes.end(), m[1].str()) != nodes.end()) return "";
+    return "metric " + quote(name) + " names node " + quote(m[1].str()) +
+           ", not a node of this scenario";
+  }
+  if (flows && name == "fairness") return "";
+  if (flows && std::regex_match(name, m, flow)) {
+    if (std::stoull(m[1].str()) < flows) return "";
+    return "metric " + quote(name) + ": the step has " + std::to_string(flows) +
+           (flows == 1 ? " flow" : " flows") + " (flow0 to flow" + std::to_string(flows - 1) + ")";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::vector<MetricBound> parse_metrics(const Reader& r, size_t flows) {
   std::vector<MetricBound> out;
   if (!r.has("expect")) return out;
   const Reader e = r.object_reader("expect");
   for (auto it = r.at("expect").begin(); it != r.at("expect").end(); ++it) {
     const auto& names = metric_names();
     if (std::find(names.begin(), names.end(), it.key()) == names.end()) {
-      const std::vector<std::string> known = strings(names);
-      e.fail(it.key(), unknown_name("metric", it.key(), known, name_list("known", known)));
+      const std::string wrong = check_patterned_metric(r, it.key(), flows);
+      if (!wrong.empty() && wrong != "?") e.fail(it.key(), wrong);
+      if (!wrong.empty()) {
+        std::vector<std::string> known = strings(names);
+        known.push_back("NODE.SIDE.TABLE.hit_rate");
+        if (flows) known.insert(known.end(), {"flowN.ops", "flowN.mops", "flowN.gbps", "fairness"});
+        e.fail(it.key(), unknown_name("metric", it.key(), known, name_list("known", known)));
+      }
     }
     const Reader m = e.object_reader(it.key());
     m.only({"min", "max"});

@@ -52,6 +52,12 @@ constexpr uint64_t kTraceEventBytes = 80;
 // A request in flight in a workload: the requester's record (with its packet header) and the
 // runner's posting time.
 constexpr uint64_t kRequestRecordBytes = 512;
+// A QP of a traffic step: the driver's and the device's records of it (200,000 QPs created:
+// 56 MB, 280 bytes each), and once it has posted, the device's per-QP state (50,000 QP pairs
+// busy: 290 MB beyond that, 5.8 KiB per pair of which 4 KiB is the send ring's page, counted
+// with the queues): counted as 512 bytes and 2 KiB.
+constexpr uint64_t kTrafficQpBytes = 512;
+constexpr uint64_t kTrafficBusyQpBytes = 2 * KiB;
 // A workload step's latency histogram and the statistics it touches.
 constexpr uint64_t kWorkloadStepBytes = 256 * KiB;
 // The DMA read path books each read request (one per pcie.mrrs bytes) ahead of time and
@@ -375,6 +381,9 @@ class Estimator {
       case Op::WriteStream:
         stream(s);
         break;
+      case Op::Traffic:
+        traffic(s);
+        break;
       case Op::DmaBench: {
         here.window = std::max(here.window, round_up(s.window, kPageBytes));
         // The engine's landing buffer (`size`), and the bookings of the requests in flight
@@ -439,6 +448,38 @@ class Estimator {
     if (during > in_flight_peak_) {
       in_flight_peak_ = during;
       peak_step_ = step_ref(s);
+    }
+    workload(s, at_once);
+  }
+
+  // A traffic step: per flow, the source's slots and the destination's regions, the rings and
+  // records of each QP pair, a CQ of the flow's window on each side.
+  void traffic(const Step& s) {
+    uint64_t at_once = 0;
+    for (const FlowSpec& f : s.flows) {
+      Node& src = node(f.src);
+      Node& dst = node(f.dst);
+      src.allocs = add(src.allocs, round_up(mul(f.window, f.size), kPageBytes));
+      dst.allocs = add(dst.allocs, mul(f.regions, add(round_up(f.region_bytes, f.page_size),
+                                                      f.page_size > kPageBytes ? f.page_size : 0)));
+      const uint64_t ring = round_up(mul(f.outstanding, kWqeBytes), kPageBytes);
+      const uint64_t records = add(kTrafficQpBytes, kTrafficBusyQpBytes);
+      src.queues = add(src.queues, mul(f.qps, add(ring, records)));
+      // The destination posts nothing: its send ring is never written (no page); a send's
+      // receive ring is.
+      dst.queues = add(dst.queues, mul(f.qps, add(f.verb == Verb::Send ? ring : 0, records)));
+      for (Node* n : {&src, &dst}) {
+        n->queues = add(n->queues, round_up(mul(f.window, kCqeBytes), kPageBytes));
+        n->qpc.write(mul(f.qps, kQpcEntryBytes));
+        n->cqc.write(kCqcEntryBytes);
+        n->mpt.write(kMptEntryBytes);
+        n->mpt_objects = add(n->mpt_objects, 1);
+      }
+      dst.mpt_objects = add(dst.mpt_objects, f.regions);
+      dst.pages = add(dst.pages, mul(f.regions, f.region_bytes / kPageBytes + 1));
+      dst.mtt.write(mul(mul(f.regions, f.region_bytes / kPageBytes + 1), kMttEntryBytes));
+      note_largest(s, f.size);
+      at_once = add(at_once, f.window);
     }
     workload(s, at_once);
   }

@@ -28,17 +28,7 @@ void parse_alloc(const Reader& r, Step& s) {
   if (s.page_size != 4096 && s.page_size != 2097152) r.fail("page_size", "must be 4096 or 2097152");
   s.scatter = r.boolean_or("scatter", false);
   s.fill = r.has("fill") ? parse_fill(r, "fill", &s.fill_byte, true) : Fill::Zero;
-  uint64_t& total = r.state().allocated[s.node_index];
-  if (s.size > kMaxAllocBytesPerNode - total) {
-    r.fail("size", "buffers on node " + r.state().nodes[s.node_index] +
-                       " would total more than the 1 GiB a scenario may allocate per node");
-  }
-  uint64_t all = 0;
-  for (uint64_t n : r.state().allocated) all += n;
-  if (s.size > kMaxAllocBytesTotal - all) {
-    r.fail("size", "buffers on all nodes would total more than the 2 GiB a scenario may allocate");
-  }
-  total += s.size;
+  charge_allocation(r, "size", s.node_index, s.size);
   parse_expect_status(r, s);
   s.name = r.define(K::Buffer, s.node_index, s.index, s.size);
 }

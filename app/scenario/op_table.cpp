@@ -237,6 +237,19 @@ const std::vector<OpInfo>& op_table() {
         {"outstanding", F::Literal},
         {"expect", F::MetricBounds}},
        parse_dma_bench},
+      {"traffic",
+       Op::Traffic,
+       "many connections at once: builds a PD per node, CQs, `qps` connected QP pairs per flow, "
+       "buffers and MRs, then keeps every QP of every flow busy until `ops` operations after "
+       "the warm-up completed",
+       {{"flows", F::Flows, kRequired},
+        {"ops", F::Literal, kRequired},
+        {"warmup_ops", F::Literal, false,
+         "operations completed before the measured window opens (caches warm up)"},
+        {"qp_select", F::QpSelect, false,
+         "which QP with room posts next: round_robin (default) or random"},
+        {"expect", F::MetricBounds}},
+       parse_traffic},
   };
   return table;
 }

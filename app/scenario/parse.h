@@ -51,6 +51,8 @@ constexpr uint64_t kMaxTotalWaitNs = 1000 * kMaxSimNs;        // far below sc_ti
 constexpr uint64_t kMaxPollCount = 65536;
 constexpr size_t kMaxSgl = 64;
 constexpr size_t kMaxWorkloadTargets = 65536;  // read_stream/write_stream remote.targets
+constexpr size_t kMaxFlows = 4096;              // traffic: all-to-all among 64 nodes is 4032
+constexpr uint64_t kMaxFlowQps = 1u << 20;      // traffic: QP pairs per flow (qp.max_qps limit)
 
 class Reader {
  public:
@@ -113,7 +115,9 @@ std::vector<uint8_t> parse_hex_bytes(const Reader& r, const std::string& key);
 std::vector<SgeSpec> parse_sgl(const Reader& r, const Step& s);
 RemoteSpec parse_remote(const Reader& r, bool workload);
 std::vector<PageSpec> parse_pages(const Reader& r, const Step& s);  // fast_register "pages"
-std::vector<MetricBound> parse_metrics(const Reader& r);  // workload "expect"
+// A workload's "expect": fixed metric names, hit rates by node, side and table, and (traffic
+// steps, `flows` > 0) the metrics of flows 0 .. flows - 1 and fairness.
+std::vector<MetricBound> parse_metrics(const Reader& r, size_t flows = 0);
 
 // Parsers of the control ops and the verbs (objects.cpp).
 void parse_alloc(const Reader& r, Step& s);
@@ -142,6 +146,10 @@ void parse_save(const Reader& r, Step& s);
 void parse_wait(const Reader& r, Step& s);
 void parse_stream(const Reader& r, Step& s);
 void parse_dma_bench(const Reader& r, Step& s);
+void parse_traffic(const Reader& r, Step& s);
+// Adds `bytes` of buffers on `node` to the scenario's total, refused (at `key`) beyond the
+// per-node and overall limits.
+void charge_allocation(const Reader& r, const std::string& key, uint32_t node, uint64_t bytes);
 
 // What a step field holds, as the schema describes it (`rnicsim schema`); the op's parser
 // checks the rest (names defined earlier, object kinds, ranges).
@@ -168,7 +176,9 @@ enum class FieldType {
   Equals,
   HexBytes,
   DmaKind,
-  Pattern
+  Pattern,
+  Flows,
+  QpSelect
 };
 
 struct FieldDef {

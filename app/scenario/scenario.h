@@ -56,6 +56,7 @@ enum class Op {
   ReadStream,
   WriteStream,
   DmaBench,
+  Traffic,
 };
 const char* op_name(Op op);
 
@@ -100,6 +101,22 @@ struct CompletionExpect {
   std::optional<Value> type_specific;  // ReceiveAndInvalidate: the invalidated token
 };
 
+// One flow of a `traffic` step: `qps` connected QP pairs from node `src` to node `dst`, all
+// posting `verb` operations of `size` bytes at once.
+enum class Verb { Read, Write, Send };
+struct FlowSpec {
+  uint32_t src = 0, dst = 0;  // node indices
+  Verb verb = Verb::Read;
+  uint64_t qps = 1;
+  uint64_t size = 0;
+  uint64_t outstanding = 1;      // per QP
+  uint64_t window = 0;           // operations in flight over the flow
+  uint64_t regions = 1;          // remote MRs of the flow
+  uint64_t region_bytes = 65536;
+  uint64_t page_size = 4096;
+  bool random = false;           // pattern
+};
+
 // A workload metric bound: {"gbps": {"min": 10}}.
 struct MetricBound {
   std::string metric;
@@ -136,6 +153,9 @@ struct Step {
   bool random_pattern = false;  // dma_bench pattern
   bool expect_overflow = false; // poll: the CQ must have overflowed (an error otherwise)
   std::string kind;             // dma_bench kind
+  std::vector<FlowSpec> flows;  // traffic (its `ops` is `count`)
+  uint64_t warmup_ops = 0;      // traffic
+  bool random_select = false;   // traffic qp_select
 
   // data-path details
   std::vector<SgeSpec> sgl;

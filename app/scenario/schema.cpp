@@ -144,10 +144,31 @@ Json definitions() {
                               {});
   d["completion"] = completion;
   const Json bound = object_of({{"min", {{"type", "number"}}}, {"max", {{"type", "number"}}}}, {});
-  d["metric_bounds"] = {{"type", "object"},
-                        {"additionalProperties", false},
-                        {"propertyNames", names_enum(metric_names())},
-                        {"patternProperties", {{".*", bound}}}};
+  // Fixed names, hit rates by node, side and table, and a traffic step's flow metrics.
+  d["metric_bounds"] = {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"propertyNames",
+       {{"anyOf",
+         {names_enum(metric_names()),
+          {{"type", "string"},
+           {"pattern",
+            "^[A-Za-z0-9_]{1,32}\\.(requester|responder|completion)\\.(mtt|mpt|qpc|cqc)"
+            "\\.hit_rate$"}},
+          {{"type", "string"}, {"pattern", "^(flow[0-9]{1,9}\\.(ops|mops|gbps)|fairness)$"}}}}}},
+      {"patternProperties", {{".*", bound}}}};
+  d["flow"] = object_of({{"src", ref("node")},
+                         {"dst", ref("node")},
+                         {"verb", names_enum({"read", "write", "send"})},
+                         {"qps", ref("literal")},
+                         {"size", ref("literal")},
+                         {"outstanding", ref("literal")},
+                         {"window", ref("literal")},
+                         {"regions", ref("literal")},
+                         {"region_bytes", ref("literal")},
+                         {"page_size", {{"enum", {4096, 2097152, "0x1000", "0x200000"}}}},
+                         {"pattern", names_enum({"sequential", "random"})}},
+                        {"src", "dst", "verb", "qps", "size"});
   return d;
 }
 
@@ -205,6 +226,10 @@ Json field_schema(FieldType type) {
       return names_enum({"read"});
     case FieldType::Pattern:
       return names_enum({"sequential", "random"});
+    case FieldType::Flows:
+      return {{"type", "array"}, {"minItems", 1}, {"maxItems", kMaxFlows}, {"items", ref("flow")}};
+    case FieldType::QpSelect:
+      return names_enum({"round_robin", "random"});
   }
   return Json::object();  // unreachable: the switch covers every FieldType
 }

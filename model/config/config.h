@@ -79,8 +79,9 @@ struct WqeConfig {
 struct QpConfig {
   uint32_t max_ord = 16;  // outstanding RDMA reads per QP as requester (adapter limit)
   uint32_t max_ird = 16;  // reads in service per QP as responder (adapter limit)
-  uint32_t max_qps = 256;
-  uint32_t max_cqs = 256;
+  uint32_t max_qps = 262144;  // QP table (ConnectX-5 reports max_qp 262,144)
+  uint32_t max_cqs = 65536;   // CQ table (ConnectX-5 reports 16,777,216; 65,536 covers
+                              // a CQ per QP pair of the largest traffic flow)
   uint32_t max_mpt_entries = 4096;  // MRs + MWs
   uint32_t max_mtt_entries = 1u << 20;
   uint32_t max_sge = 4;

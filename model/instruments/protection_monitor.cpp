@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "model/host/msi.h"
 #include "model/rnic/util/byte_order.h"
@@ -57,15 +58,19 @@ bool ProtectionMonitor::in_recent_queue_ring(uint64_t addr, uint64_t length) {
          qp_rings_hold(recent_qpc_.from(raw), addr, length);
 }
 
-bool ProtectionMonitor::in_queue_ring(uint64_t addr, uint64_t length) {
-  if (in_recent_queue_ring(addr, length)) return true;
+bool ProtectionMonitor::scan_queue_rings(uint32_t first, uint64_t addr, uint64_t length) {
   uint8_t raw[kQpcEntryBytes];
-  for (uint32_t qpn = 1; qpn < icm_.qpc_entries; ++qpn) {
+  for (uint32_t qpn = first; qpn < icm_.qpc_entries; ++qpn) {
     if (!read(icm_.qpc_addr(qpn), raw, kQpcEntryBytes)) return false;
     const QpcEntry qpc = QpcEntry::decode(raw);
     // QP numbers are handed out in order, closed ones again later: the first never-used
     // entry ends the scan.
     if (!qpc.valid && !qpc.retired) break;
+    scanned_qpns_ = std::max(scanned_qpns_, qpn + 1);
+    if (qpc.valid) {
+      if (qpc.sq_depth) ring_owner_[qpc.sq_base] = qpn;
+      if (qpc.rq_depth) ring_owner_[qpc.rq_base] = qpn;
+    }
     if (qp_rings_hold(qpc, addr, length)) {
       recent_qpn_ = qpn;
       recent_qpc_.from(raw);
@@ -73,6 +78,27 @@ bool ProtectionMonitor::in_queue_ring(uint64_t addr, uint64_t length) {
     }
   }
   return false;
+}
+
+bool ProtectionMonitor::in_queue_ring(uint64_t addr, uint64_t length) {
+  if (in_recent_queue_ring(addr, length)) return true;
+  // The QP whose ring starts nearest below the address, as last seen: read again.
+  auto owner = ring_owner_.upper_bound(addr);
+  if (owner != ring_owner_.begin()) {
+    const uint32_t qpn = std::prev(owner)->second;
+    uint8_t raw[kQpcEntryBytes];
+    if (read(icm_.qpc_addr(qpn), raw, kQpcEntryBytes) &&
+        qp_rings_hold(QpcEntry::decode(raw), addr, length)) {
+      recent_qpn_ = qpn;
+      recent_qpc_.from(raw);
+      return true;
+    }
+  }
+  // QPs created since the last scan, then (a number used again, or a refused DMA) all of them.
+  if (scan_queue_rings(scanned_qpns_, addr, length)) return true;
+  ring_owner_.clear();
+  scanned_qpns_ = 1;
+  return scan_queue_rings(1, addr, length);
 }
 
 bool ProtectionMonitor::in_recent_cq_ring(uint64_t addr, uint64_t length) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -76,6 +77,14 @@ class ProtectionMonitor : public sc_core::sc_module {
   std::vector<Match> recent_;  // last regions and pages that allowed a DMA, newest first
   uint32_t recent_qpn_ = 0;    // 0: none yet
   Decoded<QpcEntry, kQpcEntryBytes> recent_qpc_;
+  // Where QP rings were seen: ring base -> QP number, from scans of the QPC table. A hint
+  // only (the QP's entry is read again and must hold the range), so that a DMA of one of
+  // 10^5 QPs' rings costs a lookup, not a scan. QP numbers below `scanned_qpns_` are in it.
+  std::map<uint64_t, uint32_t> ring_owner_;
+  uint32_t scanned_qpns_ = 1;
+  // Scans QPC entries from `first` up to the first never-used one, noting their rings; true
+  // (and the QP recent) at the first whose rings hold the range.
+  bool scan_queue_rings(uint32_t first, uint64_t addr, uint64_t length);
   uint32_t recent_cqn_ = 0;
   Decoded<CqcEntry, kCqcEntryBytes> recent_cqc_;
   std::vector<uint8_t> table_;

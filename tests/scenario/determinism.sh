@@ -69,6 +69,18 @@ same "$work/w5a.json" "$work/w5c.json" "random workload, the file's seed 5 and -
 run "$work/q1.json" 0 "$quickstart"
 run "$work/q2.json" 0 "$quickstart"
 same "$work/q1.json" "$work/q2.json" "quickstart twice"
+# Many QPs at once, the next QP drawn at random: the same seed gives the same run.
+traffic=$src/scenarios/examples/traffic-all-to-all.json
+run "$work/t5a.json" 0 "$traffic" --seed 5
+run "$work/t5b.json" 0 "$traffic" --seed 5
+same "$work/t5a.json" "$work/t5b.json" "traffic with random QP selection, --seed 5 twice"
+run "$work/t6.json" 0 "$traffic" --seed 6
+if [ "$(field "$work/t5a.json" 'd["steps"][0]["metrics"]')" = \
+     "$(field "$work/t6.json" 'd["steps"][0]["metrics"]')" ]; then
+  fail "traffic: --seed 6 gives the same metrics as --seed 5"
+else
+  echo "ok: traffic, --seed 6 differs from --seed 5"
+fi
 
 # 2. Another seed changes what is random: the workload's steps (addresses, so latencies and
 # cache counters) and a random fill's bytes (the probe fails on purpose and shows them).

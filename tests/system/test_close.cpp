@@ -191,6 +191,8 @@ TEST_CASE("completions of a closed QP keep its context after the number is reuse
 TEST_CASE("freed memory comes back zeroed", "[tlm][close]") {
   SystemConfig c;
   c.host_memory.size_bytes = 16ull << 20;  // the tables take the first few MiB
+  c.rnic.qp.max_qps = 256;  // small tables: most of the 16 MiB is left to buffers
+  c.rnic.qp.max_cqs = 256;
   TwoNodes t(c);
   t.run([&] {
     host::Buffer big, again;

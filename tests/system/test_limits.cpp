@@ -132,6 +132,8 @@ TEST_CASE("at most 65536 PDs are open at once", "[tlm][limits]") {
 TEST_CASE("host memory runs out as insufficient resources", "[tlm][limits]") {
   SystemConfig c;
   c.host_memory.size_bytes = 16ull << 20;
+  c.rnic.qp.max_qps = 256;  // small tables: most of the 16 MiB is left to buffers
+  c.rnic.qp.max_cqs = 256;
   TwoNodes t(c);
   t.run([&] {
     host::Buffer b;
