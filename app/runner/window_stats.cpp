@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/runner/window_stats.h"
 
+#include <algorithm>
 #include <map>
 
 namespace rnic::app {
