@@ -28,29 +28,32 @@ struct FetchBench {
   ContextStub contexts{"contexts", memory, icm};
   MessageSink<WorkRequest> requester{"requester"};
 
-  explicit FetchBench(uint32_t fetch_batch = 4)
-      : config(with_batch(fetch_batch)), icm(small_icm()), fetcher("fetcher", config, icm) {
+  explicit FetchBench(uint32_t fetch_batch = 4, uint32_t cache_entries = WqeConfig{}.cache_entries)
+      : config(with_batch(fetch_batch, cache_entries)),
+        icm(small_icm()),
+        fetcher("fetcher", config, icm) {
     doorbell.isock.bind(fetcher.doorbell_tsock);
     ctrl.isock.bind(fetcher.ctrl_tsock);
     fetcher.dma_isock.bind(memory.tsock);
     fetcher.context_isock.bind(contexts.tsock);
     fetcher.work_isock.bind(requester.tsock);
   }
-  static WqeFetcher::Config with_batch(uint32_t batch) {
+  static WqeFetcher::Config with_batch(uint32_t batch, uint32_t cache_entries) {
     WqeFetcher::Config c;
     c.wqe.fetch_batch = batch;
+    c.wqe.cache_entries = cache_entries;
     return c;
   }
-  void create_qp(uint32_t qpn, uint32_t depth, uint8_t valid = 1) {
+  void create_qp(uint32_t qpn, uint32_t depth, uint8_t valid = 1, uint64_t ring = kRing) {
     QpcEntry q;
     q.valid = valid;
     q.connected = 1;
-    q.sq_base = kRing;
+    q.sq_base = ring;
     q.sq_depth = depth;
     memory.put(icm.qpc_addr(qpn), q, kQpcEntryBytes);
   }
   // A Read WQE with recognisable fields in ring slot `slot`.
-  void post(uint32_t slot, uint64_t wr_id) {
+  void post(uint32_t slot, uint64_t wr_id, uint64_t ring = kRing) {
     Wqe w;
     w.opcode = WqeOpcode::Read;
     w.nsge = 2;
@@ -60,7 +63,7 @@ struct FetchBench {
     w.remote_token = make_token(7, uint8_t(wr_id));
     w.sge[0] = {0x10000 + wr_id, 64, make_token(2, 1)};
     w.sge[1] = {0x20000 + wr_id, 32, make_token(2, 1)};
-    memory.put(kRing + uint64_t(slot) * kWqeBytes, w, kWqeBytes);
+    memory.put(ring + uint64_t(slot) * kWqeBytes, w, kWqeBytes);
   }
   std::vector<MemoryStub::Access> wqe_reads() const {
     std::vector<MemoryStub::Access> out;
@@ -218,4 +221,61 @@ TEST_CASE("wqe fetcher: a ContextChange(Qpc) re-reads the QP context", "[tlm][fe
   const auto reads = t.wqe_reads();
   REQUIRE(reads.size() == 2);
   CHECK(reads[1].address == kRing + 0x10000);
+}
+
+namespace {
+
+// QPs 1..n, each with its own ring and one WQE rung at time zero. The memory answers reads in
+// 500 ns; the requester is busy 1 us with each WQE it takes (as one whose ORD is full).
+void ring_one_wqe_each(FetchBench& t, uint32_t n) {
+  t.memory.read_latency = sc_core::sc_time(500, sc_core::SC_NS);
+  t.requester.on_message = [](WorkRequest&, sc_core::sc_time& delay) {
+    sc_core::wait(delay + sc_core::sc_time(1, sc_core::SC_US));
+    delay = sc_core::SC_ZERO_TIME;
+  };
+  for (uint32_t qpn = 1; qpn <= n; ++qpn) {
+    const uint64_t ring = kRing + qpn * 0x1000;
+    t.create_qp(qpn, 4, 1, ring);
+    t.post(0, 100 + qpn, ring);
+  }
+  t.doorbell.script = [&t, n] {
+    for (uint32_t qpn = 1; qpn <= n; ++qpn) {
+      Doorbell db{Doorbell::Kind::SendQueue, qpn, 1};
+      t.doorbell.send(db);
+    }
+  };
+  run_simulation();
+}
+
+}  // namespace
+
+TEST_CASE("wqe fetcher: reads of QPs waiting their turn go out before a busy requester frees up",
+          "[tlm][fetcher]") {
+  FetchBench t(4);
+  ring_one_wqe_each(t, 4);
+  REQUIRE(t.requester.size() == 4);
+  for (uint32_t i = 0; i < 4; ++i) CHECK(t.requester[i].wqe.wr_id == 101 + i);  // round-robin
+  const auto reads = t.wqe_reads();
+  REQUIRE(reads.size() == 4);
+  // All four ring reads were issued before the first WQE reached the requester (500 ns): one
+  // read latency covers them all, where handing QP 1's batch first would space them 1.5 us.
+  for (const auto& read : reads) CHECK(read.at < sc_core::sc_time(500, sc_core::SC_NS));
+  // Spaced by the requester's 1 us and the decode alone, not by another read's 500 ns.
+  const sc_core::sc_time spread = t.requester.received[3].at - t.requester.received[0].at;
+  CHECK(spread >= sc_core::sc_time(3, sc_core::SC_US));
+  CHECK(spread < sc_core::sc_time(3100, sc_core::SC_NS));
+}
+
+TEST_CASE("wqe fetcher: reads ahead stop at the WQE buffer's size", "[tlm][fetcher]") {
+  FetchBench t(1, 2);  // two WQE buffer entries
+  ring_one_wqe_each(t, 4);
+  REQUIRE(t.requester.size() == 4);
+  const auto reads = t.wqe_reads();
+  REQUIRE(reads.size() == 4);
+  CHECK(reads[0].at < sc_core::sc_time(500, sc_core::SC_NS));
+  CHECK(reads[1].at < sc_core::sc_time(500, sc_core::SC_NS));
+  // The third waits for a buffer entry: QP 1's WQE leaves it when it is handed on (500 ns).
+  CHECK(reads[2].at >= sc_core::sc_time(500, sc_core::SC_NS));
+  CHECK(counter(t.fetcher.stats, "wqes_fetched") == 4);
+  CHECK(counter(t.fetcher.stats, "buffer_full") >= 1);
 }

@@ -22,7 +22,8 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
       bad_doorbells_(
           stats.add("bad_doorbells", "writes", "doorbells for unknown QPs or beyond the ring")),
       buffer_full_(stats.add("buffer_full", "turns",
-                             "turns of a QP whose next batch read waited for WQE buffer room")),
+                             "scheduler turns taken while the next WQE read waited for WQE "
+                             "buffer room")),
       fetch_latency_(stats.add_histogram(
           "fetch_latency_ns", "WQE batch: fetch start (QP context lookup) to the WQEs on chip")),
       wqes_buffered_(stats.add_occupancy(
@@ -75,14 +76,15 @@ void WqeFetcher::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time
         ++db;
         continue;
       }
-      queues_[db->qpn].producer = db->producer;
+      QueueState& q = queues_[db->qpn];
+      q.producer = db->producer;
+      note_posted(db->qpn, q);
       db = doorbells_.erase(db);
     }
     QueueState& q = queues_[change->index];
-    q.closing = true;
-    if (!q.active) {
-      q.active = true;
-      round_robin_.push_back(change->index);
+    if (!q.closing) {
+      q.closing = true;
+      closing_.push_back(change->index);
     }
     doorbell_event_.notify(sc_core::SC_ZERO_TIME);
   }
@@ -99,6 +101,19 @@ void WqeFetcher::send_close_marker(uint32_t qpn, QueueState& q) {
   send_message(pool_, work_isock, work, delay);
 }
 
+void WqeFetcher::close_drained() {
+  for (size_t i = 0; i < closing_.size();) {
+    QueueState& q = queues_[closing_[i]];
+    if (q.producer != q.handed) {
+      ++i;
+      continue;
+    }
+    const uint32_t qpn = closing_[i];
+    closing_.erase(closing_.begin() + ptrdiff_t(i));
+    send_close_marker(qpn, q);
+  }
+}
+
 void WqeFetcher::apply_due_doorbells() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   while (!doorbells_.empty() && doorbells_.front().at <= now) {
@@ -106,12 +121,38 @@ void WqeFetcher::apply_due_doorbells() {
     doorbells_.pop_front();
     QueueState& q = queues_[db.qpn];
     q.producer = db.producer;
-    if (!q.active && q.producer != q.handed) {
-      q.active = true;
-      round_robin_.push_back(db.qpn);
-    }
+    note_posted(db.qpn, q);
   }
   if (!doorbells_.empty()) doorbell_event_.notify(doorbells_.front().at - now);
+}
+
+void WqeFetcher::note_posted(uint32_t qpn, QueueState& q) {
+  if (!q.waiting_fetch && q.producer != q.fetched) {
+    q.waiting_fetch = true;
+    fetch_ahead_.push_back(qpn);
+  }
+}
+
+void WqeFetcher::fetch_ahead() {
+  while (!fetch_ahead_.empty()) {
+    const uint32_t qpn = fetch_ahead_.front();
+    QueueState& q = queues_[qpn];
+    // No room for its next batch: it keeps its place, and nothing behind it goes first
+    // (checked before top_up, which would spend a context lookup to learn it).
+    const uint32_t next_batch =
+        std::min(q.producer - q.fetched, std::max<uint32_t>(1, config_.fetch_batch));
+    if (buffered_ + next_batch > config_.cache_entries || !top_up(qpn, q)) {
+      ++buffer_full_;
+      return;
+    }
+    fetch_ahead_.pop_front();
+    q.waiting_fetch = false;
+    // WQEs on chip (or on their way) make the QP eligible for the scheduler.
+    if (!q.active && !q.buffered.empty()) {
+      q.active = true;
+      round_robin_.push_back(qpn);
+    }
+  }
 }
 
 void WqeFetcher::discard(QueueState& q) {
@@ -130,32 +171,34 @@ void WqeFetcher::discard(QueueState& q) {
 void WqeFetcher::fetch_thread() {
   for (;;) {
     apply_due_doorbells();
+    // Reads go out in doorbell order while the WQE buffer has room, ahead of the turns: a
+    // blocked requester must not hold the link idle.
+    fetch_ahead();
+    close_drained();
     if (round_robin_.empty()) {
       wait(doorbell_event_);
       continue;
     }
+    // The scheduler's turn: QPs with WQEs on chip, round-robin, one batch each.
     const uint32_t qpn = round_robin_.front();
     round_robin_.pop_front();
-    auto it = queues_.find(qpn);
-    if (it == queues_.end()) continue;
-    QueueState& q = it->second;
-    top_up(qpn, q);
+    QueueState& q = queues_[qpn];
     if (!q.buffered.empty()) hand_batch(qpn, q);
-    // Refill at once: the next batches are read while the requester works on this one.
-    top_up(qpn, q);
-    if (q.producer != q.handed) {
+    // Its next reads go out at once (the fetch-ahead list, in turn with the other QPs), so
+    // they are read while the requester works on this batch.
+    note_posted(qpn, q);
+    if (!q.buffered.empty()) {
       round_robin_.push_back(qpn);
     } else {
       q.active = false;
-      if (q.closing) send_close_marker(qpn, q);
     }
   }
 }
 
-void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
+bool WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
   const uint32_t depth = std::max<uint32_t>(1, config_.prefetch_depth);
   const uint32_t batch_limit = std::max<uint32_t>(1, config_.fetch_batch);
-  if (q.producer == q.fetched || q.batches >= depth) return;
+  if (q.producer == q.fetched || q.batches >= depth) return true;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   QpcEntry context;
   // Traced, a context load shows on the timeline of the first WQE it fetches for.
@@ -168,17 +211,14 @@ void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
     // the device ignores it rather than reading memory it was never given.
     ++bad_doorbells_;
     discard(q);
-    return;
+    return true;
   }
   q.context = context;
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   while (q.producer != q.fetched && q.batches < depth) {
     const uint32_t slot = q.fetched % context.sq_depth;
     const uint32_t batch = std::min({q.producer - q.fetched, batch_limit, context.sq_depth - slot});
-    if (buffered_ + batch > config_.cache_entries) {
-      ++buffer_full_;
-      return;
-    }
+    if (buffered_ + batch > config_.cache_entries) return false;
     // Every read of this top-up starts after the context lookup; the link orders them.
     sc_core::sc_time d = delay;
     const uint64_t addr = context.sq_base + uint64_t(slot) * kWqeBytes;
@@ -189,7 +229,7 @@ void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
     if (!ok) {
       ++bad_doorbells_;
       discard(q);
-      return;
+      return true;
     }
     const sc_core::sc_time issued = now + delay;
     const sc_core::sc_time ready = now + d;
@@ -209,6 +249,7 @@ void WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
     ++q.batches;
     batches_outstanding_.up(now.value(), issued.value());
   }
+  return true;
 }
 
 void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {

@@ -8,7 +8,11 @@
 //   its execution.
 // - WQE buffer: every WQE fetched and not yet handed on holds one of wqe.cache_entries slots
 //   (all QPs share it); a read is issued only when its batch has room.
-// - Scheduler: the QPs with posted work take turns round-robin, one batch per turn.
+// - Fetch: QPs rung and not yet read get their reads issued in doorbell order while the WQE
+//   buffer has room, ahead of the scheduler's turns: the reads of many QPs overlap on the
+//   link as those of one QP do (bounded by the buffer and by the DMA engine's read tags).
+// - Scheduler: the QPs with WQEs on chip (or on their way) take turns round-robin, one batch
+//   per turn.
 // A blocked Requester (ORD full, fence) holds the fetcher: backpressure.
 #pragma once
 
@@ -68,8 +72,9 @@ class WqeFetcher : public sc_core::sc_module {
     uint32_t handed = 0;    // WQEs handed on
     uint32_t batches = 0;   // batch reads in flight or buffered
     uint32_t epoch = 0;     // bumped when the QP is re-created: buffered WQEs are stale
-    bool active = false;    // in the round-robin list
-    bool closing = false;   // QpClose: send the close marker once everything rung is fetched
+    bool active = false;         // in the round-robin list (has WQEs on chip)
+    bool waiting_fetch = false;  // in the fetch-ahead list (has WQEs rung, not yet read)
+    bool closing = false;  // QpClose: send the close marker once everything rung is handed on
     std::deque<FetchedWqe> buffered;
     QpcEntry context;  // as read for the latest batch: handed on with its WQEs
   };
@@ -83,8 +88,16 @@ class WqeFetcher : public sc_core::sc_module {
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void fetch_thread();
   void apply_due_doorbells();
+  // Queues `qpn` for fetch-ahead if it has WQEs rung and not yet read.
+  void note_posted(uint32_t qpn, QueueState& queue);
+  // Issues the reads of QPs waiting in the fetch-ahead list while the WQE buffer has room;
+  // a QP with WQEs on chip joins the round-robin.
+  void fetch_ahead();
+  // Sends the close marker of each closing QP whose WQEs have all been handed on.
+  void close_drained();
   // Issues batch reads for `qpn` while it has unread WQEs, prefetch depth and buffer room.
-  void top_up(uint32_t qpn, QueueState& queue);
+  // False when it stopped for lack of buffer room.
+  bool top_up(uint32_t qpn, QueueState& queue);
   // Hands the QP's next batch (what is buffered of it) to the Requester.
   void hand_batch(uint32_t qpn, QueueState& queue);
   // Drops what is buffered for `queue` and forgets its posted WQEs.
@@ -98,6 +111,8 @@ class WqeFetcher : public sc_core::sc_module {
   PayloadPool pool_;
   std::unordered_map<uint32_t, QueueState> queues_;
   std::deque<uint32_t> round_robin_;
+  std::deque<uint32_t> fetch_ahead_;  // QPs with WQEs rung and not yet read, doorbell order
+  std::vector<uint32_t> closing_;     // QPs closed whose close marker is not sent yet
   std::deque<PendingDoorbell> doorbells_;
   sc_core::sc_event doorbell_event_;
   std::vector<uint8_t> buffer_;  // one batch read's bytes
