@@ -109,10 +109,10 @@ class ResultsAccess(unittest.TestCase):
 
     def test_workload_steps(self):
         data = {"steps": [{"op": "create_pd"}, {"op": "read_stream"}, {"op": "dma_bench"},
-                          {"op": "expect_memory"}]}
+                          {"op": "expect_memory"}, {"op": "traffic"}]}
         self.assertEqual([s["op"] for s in rnicsim.workload_steps(data)],
-                         ["read_stream", "dma_bench"])
-        self.assertEqual(workload_indices(data), [1, 2])
+                         ["read_stream", "dma_bench", "traffic"])
+        self.assertEqual(workload_indices(data), [1, 2, 4])
 
 
 class Markdown(unittest.TestCase):
@@ -262,6 +262,10 @@ class Speed(unittest.TestCase):
         self.assertTrue(all("expect" not in s for s in streams))  # ops == 20000 would fail
         self.assertEqual([s for s in changed["steps"] if s["op"] != "read_stream"],
                          [s for s in data["steps"] if s["op"] != "read_stream"])
+        with open(os.path.join(ROOT, "scenarios", "perf", "traffic-qps.json")) as f:
+            traffic = speed.with_counts(json.load(f), 9)["steps"][0]
+        self.assertEqual((traffic["ops"], "count" in traffic, "expect" in traffic),
+                         (9, False, False))  # a traffic step counts its ops
 
     def test_ops_and_events(self):
         results = {"steps": [{"op": "alloc"},
@@ -386,6 +390,20 @@ class DidYouMean(unittest.TestCase):
                 with self.assertRaises(sweep.UsageError) as caught:
                     sweep.parse_plot(spec, ["pcie.mrrs", "pcie.mps"], [0])
                 self.assertIn(message, str(caught.exception))
+
+    def test_sweep_grid_key_into_a_list(self):
+        sweep = load_sweep()
+        scenario = {"steps": [{"op": "traffic", "flows": [{"qps": 1}, {"qps": 2}]}]}
+        indices, fields = sweep.resolve_step_path(scenario, "steps[0].flows[1].qps")
+        self.assertEqual((indices, fields), ([0], [("flows", 1), ("qps", None)]))
+        sweep.set_step_field(scenario, indices, fields, 64)
+        self.assertEqual(scenario["steps"][0]["flows"], [{"qps": 1}, {"qps": 64}])
+        with self.assertRaises(sweep.UsageError) as caught:
+            sweep.resolve_step_path(scenario, "steps[0].flows[2].qps")
+        self.assertEqual(str(caught.exception),
+                         "grid key steps[0].flows[2].qps: step 0 (traffic) has no flows[2]")
+        self.assertEqual(units.unit_of("steps[0].flows[1].qps"), "QP pairs")
+        self.assertEqual(units.short_name("steps[0].flows[1].qps"), "flows[1].qps")
 
     def test_misspelt_set_key_through_the_binary(self):
         r = rnicsim.run(TINY, set={"pcie.mrr": 256}, rnicsim=RNICSIM, check=False)

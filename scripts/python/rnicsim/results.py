@@ -10,11 +10,11 @@ import time
 from .binary import env, find_rnicsim
 
 # The ops that report steps[].metrics (app/runner/workloads.cpp).
-WORKLOAD_OPS = ("read_stream", "write_stream", "dma_bench")
+WORKLOAD_OPS = ("read_stream", "write_stream", "dma_bench", "traffic")
 
 
 def workload_steps(scenario):
-    """The workload steps (read_stream, write_stream, dma_bench) of a scenario dict."""
+    """The workload steps (read_stream, write_stream, dma_bench, traffic) of a scenario dict."""
     return [s for s in scenario["steps"] if s.get("op") in WORKLOAD_OPS]
 
 

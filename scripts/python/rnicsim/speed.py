@@ -53,11 +53,12 @@ def parse_lengths(text):
 
 
 def with_counts(scenario, count):
-    """A copy of a scenario dict with every workload step's count set to `count` and its
-    metric bounds dropped (bounds such as ops == 20000 hold for the shipped count only)."""
+    """A copy of a scenario dict with every workload step's count (a traffic step's ops) set to
+    `count` and its metric bounds dropped (bounds such as ops == 20000 hold for the shipped
+    count only)."""
     data = copy.deepcopy(scenario)
     for step in workload_steps(data):
-        step["count"] = count
+        step["ops" if step.get("op") == "traffic" else "count"] = count
         step.pop("expect", None)
     return data
 

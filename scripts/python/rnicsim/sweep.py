@@ -21,7 +21,10 @@ from rnicsim.results import run_text, set_args, workload_indices
 
 METRICS = ("ops", "bytes", "sim_ns", "mops", "gbps", "latency_ns.p50", "latency_ns.p90",
            "latency_ns.p99", "latency_ns.max", "mtt.hit_rate", "mpt.hit_rate")
-STEP_KEY = re.compile(r"^steps\[(-?\d+(?:,-?\d+)*)\]((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$")
+# steps[N].a.b, steps[N,M].a.b (the same field of several steps), steps[N].flows[K].qps
+STEP_KEY = re.compile(r"^steps\[(-?\d+(?:,-?\d+)*)\]((?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])?)*"
+                      r"\.[A-Za-z_][A-Za-z0-9_]*)$")
+FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?$")
 FIXED_COLUMNS = ["point", "passed", "exit_code", "sim_ns", "wall_s"]
 PLOT_PARTS = ("x", "y", "series", "file", "xlabel", "ylabel", "title")  # --plot NAME=VALUE
 PLOT_COLUMNS = ("sim_ns", "wall_s", "passed", "exit_code")  # y= besides the metrics
@@ -72,24 +75,36 @@ def parse_value(text):
 
 
 def resolve_step_path(scenario, key):
-    """([step index, ...], [field, ...]) for steps[N].a.b or steps[N,M,...].a.b (the same field
-    of several steps, set together), checked against the scenario; None if not such a key."""
+    """([step index, ...], [(field, list index or None), ...]) for steps[N].a.b,
+    steps[N,M,...].a.b (the same field of several steps, set together) or steps[N].a[K].b (an
+    element of a list such as a traffic step's flows), checked against the scenario; None if
+    not such a key."""
     m = STEP_KEY.match(key)
     if not m:
         return None
     steps = scenario.get("steps", [])
-    fields = m.group(2)[1:].split(".")
+    fields = []
+    for token in m.group(2)[1:].split("."):
+        name, index = FIELD.match(token).groups()
+        fields.append((name, None if index is None else int(index)))
     indices = []
     for n in (int(t) for t in m.group(1).split(",")):
         if not -len(steps) <= n < len(steps):
             raise UsageError(f"grid key {key}: the scenario has {len(steps)} steps")
         index = n % len(steps)
         node = steps[index]
-        for depth, field in enumerate(fields[:-1]):
-            if not isinstance(node.get(field), dict):
+        for depth, (field, element) in enumerate(fields[:-1]):
+            path = ".".join(f for f, _ in fields[:depth + 1])
+            node = node.get(field)
+            if element is not None:
+                if not isinstance(node, list) or element >= len(node):
+                    raise UsageError(f"grid key {key}: step {index} ({steps[index].get('op')}) "
+                                     f"has no {path}[{element}]")
+                node = node[element]
+            if not isinstance(node, dict):
                 raise UsageError(f"grid key {key}: step {index} ({steps[index].get('op')}) has "
-                                 f"no object {'.'.join(fields[:depth + 1])}")
-            node = node[field]
+                                 f"no object {path}" + (f"[{element}]" if element is not None
+                                                        else ""))
         indices.append(index)
     return indices, fields
 
@@ -97,9 +112,9 @@ def resolve_step_path(scenario, key):
 def set_step_field(scenario, indices, fields, value):
     for index in indices:
         node = scenario["steps"][index]
-        for field in fields[:-1]:
-            node = node[field]
-        node[fields[-1]] = value
+        for field, element in fields[:-1]:
+            node = node[field] if element is None else node[field][element]
+        node[fields[-1][0]] = value
 
 
 def parse_grid(specs, scenario, known_keys, option="--grid", taken=()):

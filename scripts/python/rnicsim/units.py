@@ -47,7 +47,7 @@ COLUMN_UNITS = {"sim_ns": "ns", "wall_s": "s"}
 FIELD_UNITS = {
     "size": "bytes", "span": "bytes", "length": "bytes", "offset": "bytes", "window": "bytes",
     "stride": "bytes", "count": "operations", "outstanding": "operations",
-    "depth": "entries", "send_depth": "WQEs", "recv_depth": "WQEs",
+    "depth": "entries", "send_depth": "WQEs", "recv_depth": "WQEs", "qps": "QP pairs",
 }
 # Units shown in short form on plots.
 SHORT = {"bytes": "B", "operations": "ops"}
