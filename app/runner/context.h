@@ -101,11 +101,19 @@ void exec_rdma(RunContext& ctx, const Step& step, StepResult& result, bool write
 // check); `deltas_before`: workload_deltas() at the start. Fills result.metrics (SCENARIOS.md
 // names, hit rates by node and side, then `extra`), window_stats and warnings, then checks
 // the bounds.
+// `whole`: a step whose measured window starts with operations in flight (after a warm-up)
+// gives its start and length too, for fast mode's line-rate bound.
 uint64_t workload_deltas();  // SystemC delta cycles so far
+struct WholeStep {
+  CounterWindow::Snapshot start;  // the counters when the step's first operation was posted
+  double sim_ns = 0;              // the step's simulated time, warm-up included
+  uint64_t bytes = 0;             // the payload of every operation of the step
+};
 void report_workload(RunContext& ctx, const Step& step, StepResult& result, uint64_t ops,
                      uint64_t bytes, double sim_ns, const LatencyHistogram& latency_ps,
                      const CounterWindow::Snapshot& before, const CounterWindow::Snapshot* mid,
-                     uint64_t deltas_before, const Metrics& extra = {});
+                     uint64_t deltas_before, const Metrics& extra = {},
+                     const WholeStep* whole = nullptr);
 // Fails `result` at the first metric outside the step's bounds, or not measured at all.
 void check_metric_bounds(const Step& step, StepResult& result);
 

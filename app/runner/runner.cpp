@@ -239,7 +239,8 @@ RunContext::RunContext(const Scenario& scenario_, System& system_, uint64_t seed
 
 const CounterWindow& RunContext::counter_window() {
   if (!counter_window_)
-    counter_window_ = std::make_unique<CounterWindow>(system, scenario.nodes, owner_prefix);
+    counter_window_ = std::make_unique<CounterWindow>(system, scenario.nodes, owner_prefix,
+                                                      double(scenario.config.rnic.port.gbps));
   return *counter_window_;
 }
 

@@ -113,6 +113,8 @@ class Traffic {
   CounterWindow::Snapshot before_;
   std::optional<CounterWindow::Snapshot> mid_;
   uint64_t deltas_before_ = 0;
+  WholeStep whole_;  // the counters when posting began (fast mode's line-rate bound)
+  sc_core::sc_time step_start_;
   LatencyHistogram latency_;
   uint64_t bytes_ = 0;
 };
@@ -376,6 +378,7 @@ bool Traffic::take(Flow& flow, const ndk::NDK_RESULT_EX& r, bool receive) {
   --flow.in_flight;
   ++flow.completed;
   ++completed_;
+  whole_.bytes += f.size;
   if (open_) {
     ++pair.measured;
     ++flow.measured;
@@ -428,6 +431,8 @@ void Traffic::run() {
     if (!build(flow)) return;
   }
   target_ = step_.warmup_ops + step_.count;
+  whole_.start = ctx_.counter_window().take();
+  step_start_ = sc_core::sc_time_stamp();
   if (step_.warmup_ops == 0) open_window();
 
   std::vector<uint32_t> involved;  // nodes with a CQ to poll
@@ -497,8 +502,9 @@ void Traffic::finish() {
     }
   }
   extra.emplace_back("fairness", squares > 0 ? sum * sum / (pairs * squares) : 1.0);
+  whole_.sim_ns = double((sc_core::sc_time_stamp() - step_start_).value()) / 1000.0;
   report_workload(ctx_, step_, result_, step_.count, bytes_, sim_ns, latency_, before_,
-                  mid_ ? &*mid_ : nullptr, deltas_before_, extra);
+                  mid_ ? &*mid_ : nullptr, deltas_before_, extra, &whole_);
 }
 
 }  // namespace

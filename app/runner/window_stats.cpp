@@ -24,7 +24,7 @@ double hit_rate(uint64_t hits, uint64_t lookups) {
 }  // namespace
 
 CounterWindow::CounterWindow(const System& system, const std::vector<std::string>& node_names,
-                             size_t owner_prefix) {
+                             size_t owner_prefix, double port_gbps) {
   for (size_t node = 0; node < system.node_count(); ++node) {
     const std::string node_name = node < node_names.size() ? node_names[node] : "";
     system.visit_node_groups(node, [&](const StatGroup& group) {
@@ -33,6 +33,22 @@ CounterWindow::CounterWindow(const System& system, const std::vector<std::string
         index[c.name] = counters_.size();
         counters_.push_back(&c);
         owners_.push_back(group.owner().substr(owner_prefix));
+      }
+      // The links: the PCIe link's two directions, the port's wire out and, in, the switch
+      // output that feeds it (its received bytes at line rate; headers, preamble and gap
+      // included).
+      auto link = [&](const char* counter, const std::string& label, double ps_per_unit) {
+        const auto found = index.find(counter);
+        if (found != index.end()) links_.push_back({node_name + " " + label, found->second,
+                                                    ps_per_unit});
+      };
+      if (index.count("upstream_busy_ps")) {
+        link("upstream_busy_ps", "PCIe device->host", 1.0);
+        link("downstream_busy_ps", "PCIe host->device", 1.0);
+      }
+      if (index.count("tx_busy_ps") && port_gbps > 0) {
+        link("tx_busy_ps", "port sending", 1.0);
+        link("rx_bytes", "port receiving", 8000.0 / port_gbps);
       }
       for (const char* table : kTables) {
         for (const auto& [unit_side, side] : kSides) {
@@ -48,6 +64,16 @@ CounterWindow::CounterWindow(const System& system, const std::vector<std::string
       }
     });
   }
+}
+
+CounterWindow::BusiestLink CounterWindow::busiest_link(const Snapshot& a,
+                                                       const Snapshot& b) const {
+  BusiestLink busiest;
+  for (const Link& l : links_) {
+    const auto busy = uint64_t(double(b[l.counter] - a[l.counter]) * l.ps_per_unit + 0.5);
+    if (busy > busiest.busy_ps) busiest = {l.label, busy};
+  }
+  return busiest;
 }
 
 CounterWindow::Snapshot CounterWindow::take() const {
@@ -91,9 +117,13 @@ std::vector<std::string> CounterWindow::warming(const Snapshot& a, const Snapsho
   for (const Lookups& l : lookups_) {
     const uint64_t first = mid[l.misses] - a[l.misses];
     const uint64_t second = b[l.misses] - mid[l.misses];
+    const uint64_t lookups = (b[l.hits] - a[l.hits]) + (b[l.misses] - a[l.misses]) +
+                             (b[l.merged] - a[l.merged]);
     // Two halves of a steady window miss alike, give or take a few standard deviations
-    // (sqrt of the count): a quarter of the total, and at least 16, is far beyond that.
-    const uint64_t margin = std::max<uint64_t>(16, (first + second) / 4);
+    // (sqrt of the count): a quarter of the total, and at least 16, is far beyond that. A
+    // difference under 1% of the lookups moves the hit rate by less than 0.01: not worth a
+    // warning.
+    const uint64_t margin = std::max({uint64_t(16), (first + second) / 4, lookups / 100});
     if (first <= second + margin) continue;
     out.push_back(l.label + " cache still warming: " + std::to_string(first) +
                   " misses in the first half of the measured window, " + std::to_string(second) +
