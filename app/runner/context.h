@@ -104,6 +104,10 @@ void exec_rdma(RunContext& ctx, const Step& step, StepResult& result, bool write
 // `whole`: a step whose measured window starts with operations in flight (after a warm-up)
 // gives its start and length too, for fast mode's line-rate bound.
 uint64_t workload_deltas();  // SystemC delta cycles so far
+// Returns (in the calling SystemC thread) once nothing else is due at the current instant.
+// One helper process checks for all callers: two callers spinning on delta cycles each would
+// keep the other's check true for ever (two traffic steps of a shared simulation did).
+void wait_until_instant_settled();
 struct WholeStep {
   CounterWindow::Snapshot start;  // the counters when the step's first operation was posted
   double sim_ns = 0;              // the step's simulated time, warm-up included

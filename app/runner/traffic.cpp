@@ -464,7 +464,7 @@ void Traffic::run() {
     // Act once everything due at this instant has happened: which node's interrupt the
     // kernel delivers first among simultaneous ones is its choice, and must not decide
     // what is posted next.
-    while (sc_core::sc_pending_activity_at_current_time()) sc_core::wait(sc_core::SC_ZERO_TIME);
+    wait_until_instant_settled();
     if (sc_core::sc_time_stamp() >= deadline) {
       if (completed_ == completed_at_deadline) {
         patience.cancel();

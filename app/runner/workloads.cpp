@@ -26,6 +26,39 @@ uint64_t workload_deltas() { return uint64_t(sc_core::sc_delta_count()); }
 
 namespace {
 
+struct Settler {
+  sc_core::sc_simcontext* simulation = nullptr;  // the one its process was spawned in
+  sc_core::sc_event request{"rnicsim_settle_request"};
+  sc_core::sc_event settled{"rnicsim_settled"};
+};
+
+}  // namespace
+
+void wait_until_instant_settled() {
+  static Settler* settler = nullptr;
+  if (!settler || settler->simulation != sc_core::sc_get_curr_simcontext()) {
+    settler = new Settler;  // lives as long as its simulation: never freed, one per process
+    settler->simulation = sc_core::sc_get_curr_simcontext();
+    Settler* s = settler;
+    sc_core::sc_spawn(
+        [s] {
+          // Its first caller is already waiting when it starts: settle first, then wait.
+          for (;;) {
+            // The callers wait on `settled`, which is not activity: what is left is real.
+            while (sc_core::sc_pending_activity_at_current_time())
+              sc_core::wait(sc_core::SC_ZERO_TIME);
+            s->settled.notify();
+            sc_core::wait(s->request);
+          }
+        },
+        "rnicsim_settler");
+  }
+  settler->request.notify();  // immediate: the helper runs in this evaluation phase
+  sc_core::wait(settler->settled);
+}
+
+namespace {
+
 void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool write) {
   host::Adapter& a = ctx.adapter_of(step.qp);
   const host::QpHandle qp = ctx.handle(step.qp);

@@ -19,11 +19,10 @@ import sys
 
 # Files whose shared-simulation results may differ from their lone run, and why. Each is a
 # known defect (docs/limits.md, "Ties between nodes"), reported on every run, not hidden.
-KNOWN_TIES = {
-    "traffic-incast": "three nodes' packets reach the switch port to D at the same picosecond; "
-                      "the switch serves them in the order the kernel runs the senders, which "
-                      "other platforms in the same simulation can change",
-}
+TIE = ("several nodes' packets reach one switch port at the same picosecond; the switch "
+       "serves them in the order the kernel runs the senders, which other platforms in the same "
+       "simulation can change")
+KNOWN_TIES = {"traffic-incast": TIE, "traffic-all-to-all": TIE}
 
 
 def main():
