@@ -180,6 +180,10 @@ class Adapter {
 
   // The CQ a QP completes on (0 for an unknown QP).
   CqHandle QpCq(QpHandle qp) const;
+  // The PD a QP belongs to (0 for an unknown QP).
+  PdHandle QpPd(QpHandle qp) const;
+  // The node and QP number a QP is connected to; false when it is not connected.
+  bool QpPeer(QpHandle qp, uint32_t* node, uint32_t* qpn) const;
 
   // Runs the device's DMA benchmark engine over `window` (a contiguous buffer: allocated
   // without scatter); waits until it has finished. Latencies in ps go to `latency_ps`.

@@ -314,6 +314,19 @@ CqHandle Adapter::QpCq(QpHandle qp) const {
   return it == impl_->qps.end() ? 0 : it->second.cq;
 }
 
+PdHandle Adapter::QpPd(QpHandle qp) const {
+  auto it = impl_->qps.find(qp);
+  return it == impl_->qps.end() ? 0 : it->second.pd;
+}
+
+bool Adapter::QpPeer(QpHandle qp, uint32_t* node, uint32_t* qpn) const {
+  auto it = impl_->qps.find(qp);
+  if (it == impl_->qps.end() || !it->second.qpc.connected) return false;
+  *node = it->second.qpc.peer_node;
+  *qpn = it->second.qpc.peer_qpn;
+  return true;
+}
+
 NTSTATUS Adapter::RunDmaBench(const Buffer& window, uint32_t size, uint64_t count,
                               uint32_t outstanding, bool random, uint64_t seed,
                               LatencyHistogram* latency_ps) {

@@ -61,6 +61,7 @@ uint64_t buffer_bytes(const Scenario& scenario) {
   for (const Step& step : scenario.steps) {
     if (step.op == Op::Alloc) allocs += step.size;
     if (step.op == Op::DmaBench) window = std::max(window, step.window);
+    if (step.op == Op::PingPong) allocs += 4 * step.size;  // a send and a receive buffer a side
     for (const FlowSpec& flow : step.flows) {  // traffic: source slots, destination regions
       allocs += flow.window * flow.size +
                 flow.regions * ((flow.region_bytes + flow.page_size - 1) / flow.page_size *

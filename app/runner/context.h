@@ -146,6 +146,7 @@ void exec_read_stream(RunContext&, const Step&, StepResult&);
 void exec_write_stream(RunContext&, const Step&, StepResult&);
 void exec_dma_bench(RunContext&, const Step&, StepResult&);
 void exec_traffic(RunContext&, const Step&, StepResult&);  // traffic.cpp
+void exec_pingpong(RunContext&, const Step&, StepResult&);  // pingpong.cpp
 void exec_poll(RunContext&, const Step&, StepResult&);
 void exec_expect_memory(RunContext&, const Step&, StepResult&);
 void exec_fill_memory(RunContext&, const Step&, StepResult&);

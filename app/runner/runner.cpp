@@ -369,6 +369,8 @@ Executor executor_for(Op op) {
       return exec_write_stream;
     case Op::DmaBench:
       return exec_dma_bench;
+    case Op::PingPong:
+      return exec_pingpong;
     case Op::Traffic:
       return exec_traffic;
     case Op::Poll:

@@ -4,6 +4,7 @@
 #include "app/scenario/parse.h"
 #include "app/scenario/text.h"
 #include "host_api/ndk.h"
+#include "model/rnic/abi/wqe.h"
 
 namespace rnic::app {
 
@@ -259,6 +260,34 @@ void parse_traffic(const Reader& r, Step& s) {
     r.fail("qp_select", "must be \"round_robin\" or \"random\"");
   s.random_select = select == "random";
   s.metrics = parse_metrics(r, s.flows.size());
+}
+
+void parse_pingpong(const Reader& r, Step& s) {
+  s.qp = r.object("qp", {K::Qp});
+  s.peer = r.object("peer", {K::Qp});
+  if (s.qp == s.peer) r.fail("peer", "the peer must be another QP (the one connected to qp)");
+  s.node_index = r.symbol(s.qp).node;
+  const std::string verb = r.string("verb");
+  if (verb == "write") {
+    s.verb = Verb::Write;
+  } else if (verb == "send") {
+    s.verb = Verb::Send;
+  } else {
+    r.fail("verb", "must be \"write\" or \"send\", not " + quote(verb));
+  }
+  s.size = r.literal("size", 1, kMaxAllocBytesPerNode);
+  s.count = r.literal("count", 1, kMaxWorkloadCount);
+  s.flags = r.op_flags("flags");
+  // The adapter's MaxInlineDataSize (SPEC.md 4): an INLINE payload lives in the WQE.
+  if ((s.flags & ndk::NDK_OP_FLAG_INLINE) && s.size > kMaxInlineBytes) {
+    r.fail("size", std::to_string(s.size) + " bytes cannot be INLINE: at most " +
+                       std::to_string(kMaxInlineBytes) + " (MaxInlineDataSize)");
+  }
+  // A buffer of `size` on each side: the bytes sent and, where the peer's land, the bytes
+  // received.
+  charge_allocation(r, "size", s.node_index, 2 * s.size);
+  charge_allocation(r, "size", r.symbol(s.peer).node, 2 * s.size);
+  s.metrics = parse_metrics(r);
 }
 
 }  // namespace rnic::app

@@ -384,6 +384,11 @@ class Estimator {
       case Op::Traffic:
         traffic(s);
         break;
+      case Op::PingPong:
+        // One message each way at a time; the op's buffers count as allocations.
+        note_largest(s, s.size);
+        workload(s, 2);
+        break;
       case Op::DmaBench: {
         here.window = std::max(here.window, round_up(s.window, kPageBytes));
         // The engine's landing buffer (`size`), and the bookings of the requests in flight

@@ -250,6 +250,20 @@ const std::vector<OpInfo>& op_table() {
          "which QP with room posts next: round_robin (default) or random"},
         {"expect", F::MetricBounds}},
        parse_traffic},
+      {"pingpong",
+       Op::PingPong,
+       "perftest ib_write_lat-style latency between two connected QPs: each side sends only "
+       "once the peer's data has landed in its memory (the last byte, or the receive "
+       "completion); buffers and MRs on both sides are built by the op; latency is half the "
+       "round trip",
+       {{"qp", F::Name, kRequired},
+        {"peer", F::Name, kRequired, "the QP connected to qp, on the other side"},
+        {"verb", F::PingVerb, kRequired},
+        {"size", F::Literal, kRequired},
+        {"count", F::Literal, kRequired, "round trips measured"},
+        {"flags", F::OpFlags, false, "e.g. [\"INLINE\"]: the payload travels in the WQE"},
+        {"expect", F::MetricBounds}},
+       parse_pingpong},
   };
   return table;
 }

@@ -74,6 +74,10 @@ std::vector<ParamDef> build_table() {
        RNIC_PARAM_FIELD(host_memory.size_bytes)},
       {"host.extra_latency_ns", "ns", "added to every device read (remote socket, LLC miss)",
        Kind::Integer, 0, kMaxNs, Rule::Range, RNIC_PARAM_FIELD(host_memory.extra_latency_ns)},
+      {"host.poll_ns", "ns",
+       "a CPU spinning on a memory line sees a device write this long after it lands (the "
+       "line's move to the core; pingpong)",
+       Kind::Integer, 0, kMaxNs, Rule::Range, RNIC_PARAM_FIELD(host_memory.poll_ns)},
       {"monitor.enabled", "bool",
        "protection monitor on each device's host-memory port (1): a DMA outside every valid "
        "token and range fails the scenario; 0 runs faster",

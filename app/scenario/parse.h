@@ -147,6 +147,7 @@ void parse_wait(const Reader& r, Step& s);
 void parse_stream(const Reader& r, Step& s);
 void parse_dma_bench(const Reader& r, Step& s);
 void parse_traffic(const Reader& r, Step& s);
+void parse_pingpong(const Reader& r, Step& s);
 // Adds `bytes` of buffers on `node` to the scenario's total, refused (at `key`) beyond the
 // per-node and overall limits.
 void charge_allocation(const Reader& r, const std::string& key, uint32_t node, uint64_t bytes);
@@ -178,7 +179,8 @@ enum class FieldType {
   DmaKind,
   Pattern,
   Flows,
-  QpSelect
+  QpSelect,
+  PingVerb
 };
 
 struct FieldDef {

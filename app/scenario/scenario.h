@@ -57,6 +57,7 @@ enum class Op {
   WriteStream,
   DmaBench,
   Traffic,
+  PingPong,
 };
 const char* op_name(Op op);
 
@@ -156,6 +157,7 @@ struct Step {
   std::vector<FlowSpec> flows;  // traffic (its `ops` is `count`)
   uint64_t warmup_ops = 0;      // traffic
   bool random_select = false;   // traffic qp_select
+  Verb verb = Verb::Write;      // pingpong: write or send
 
   // data-path details
   std::vector<SgeSpec> sgl;

@@ -230,6 +230,8 @@ Json field_schema(FieldType type) {
       return {{"type", "array"}, {"minItems", 1}, {"maxItems", kMaxFlows}, {"items", ref("flow")}};
     case FieldType::QpSelect:
       return names_enum({"round_robin", "random"});
+    case FieldType::PingVerb:
+      return names_enum({"write", "send"});
   }
   return Json::object();  // unreachable: the switch covers every FieldType
 }

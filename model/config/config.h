@@ -34,6 +34,7 @@ struct DmaConfig {
 struct HostMemoryConfig {
   uint64_t size_bytes = 1ull << 32;  // physical address space of the node
   uint32_t extra_latency_ns = 0;     // added to every device read: remote socket / not in LLC
+  uint32_t poll_ns = 50;  // a CPU spinning on a line sees a device write this long after it lands
 };
 
 struct MttConfig {

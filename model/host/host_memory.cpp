@@ -92,6 +92,9 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   if (gp.is_write()) {
     ++dev_writes_;
     dev_write_lines_ += lines;
+    if (watching_ && gp.get_address() <= watch_address_ &&
+        watch_address_ - gp.get_address() < gp.get_data_length())
+      written_.notify(delay);  // lands `delay` from now
   } else {
     ++dev_reads_;
     dev_read_lines_ += lines;

@@ -29,6 +29,14 @@ class HostMemory : public sc_core::sc_module {
   HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& config);
 
   uint64_t size_bytes() const { return config_.size_bytes; }
+  // A CPU spinning on one byte (a ping-pong's last byte): while armed, every device write
+  // covering `address` notifies written_event() at the time it lands. One watch at a time.
+  void watch(uint64_t address) {
+    watch_address_ = address;
+    watching_ = true;
+  }
+  void unwatch() { watching_ = false; }
+  const sc_core::sc_event& written_event() const { return written_; }
   uint64_t touched_pages() const { return pages_.size(); }
   StatGroup stats;
 
@@ -44,6 +52,9 @@ class HostMemory : public sc_core::sc_module {
   uint8_t* page(uint64_t page_number, bool create);
 
   HostMemoryConfig config_;
+  uint64_t watch_address_ = 0;
+  bool watching_ = false;
+  sc_core::sc_event written_;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
   // Pages found recently, direct-mapped by page number (pages are never freed, so the
   // pointers stay valid): queues, tables and data buffers each hit their own few pages.

@@ -148,3 +148,32 @@ TEST_CASE("host memory: DMI grants one page that the device port then sees", "[t
   CHECK(dmi.grants() == 3);  // one per page touched, reused for the read back
   CHECK(counter(t.memory.stats, "dev_reads") == 1);  // DMI accesses are not transactions
 }
+
+TEST_CASE("host memory: a watched byte's device write notifies when it lands, others do not",
+          "[tlm][host]") {
+  MemoryBench t;
+  std::vector<uint8_t> data(16, 0x42);
+  std::vector<sc_core::sc_time> seen;
+  t.cpu.script = [&] {
+    t.memory.watch(0x20F);  // the last byte of the second write
+    // A CPU store and a device write elsewhere: no notice.
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    t.cpu.transfer(tlm::TLM_WRITE_COMMAND, 0x20F, data.data(), 1, delay);
+    delay = sc_core::sc_time(100, sc_core::SC_NS);
+    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x100, data.data(), 16, delay);
+    // The device write covering it lands 200 ns from now.
+    delay = sc_core::sc_time(200, sc_core::SC_NS);
+    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x200, data.data(), 16, delay);
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US), t.memory.written_event());
+    seen.push_back(sc_core::sc_time_stamp());
+    t.memory.unwatch();
+    delay = sc_core::SC_ZERO_TIME;
+    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x200, data.data(), 16, delay);  // unwatched
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US), t.memory.written_event());
+    seen.push_back(sc_core::sc_time_stamp());
+  };
+  run_simulation();
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0] == sc_core::sc_time(200, sc_core::SC_NS));
+  CHECK(seen[1] == sc_core::sc_time(1200, sc_core::SC_NS));  // the timeout, no notice
+}
