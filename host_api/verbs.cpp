@@ -52,9 +52,21 @@ bool is_send_queue(CqeOpcode op) {
 
 void Adapter::Impl::ring_sq(QpHandle qpn, QpInfo& qp) {
   if (qp.sq_doorbell == qp.sq_producer) return;
+  const bool one_wqe = qp.sq_producer - qp.sq_doorbell == 1;
   qp.sq_doorbell = qp.sq_producer;
-  const sc_core::sc_time flight =
-      cpu.mmio_write64(bar::kSqDoorbell + uint64_t(qpn) * bar::kRegisterStride, qp.sq_producer);
+  sc_core::sc_time flight;
+  if (config.driver.blueflame && one_wqe) {
+    // BlueFlame: the doorbell and the WQE just written, in one write-combined MMIO write.
+    uint8_t bf[8 + kWqeBytes];
+    for (int i = 0; i < 8; ++i) bf[i] = uint8_t(uint64_t(qp.sq_producer) >> (8 * i));  // LE
+    cpu.mem_read(qp.qpc.sq_base + uint64_t((qp.sq_producer - 1) % qp.qpc.sq_depth) * kWqeBytes,
+                 bf + 8, kWqeBytes);
+    flight = cpu.mmio_write(bar::kSqBlueFlame + uint64_t(qpn) * bar::kBlueFlameStride, bf,
+                            sizeof bf);
+  } else {
+    flight =
+        cpu.mmio_write64(bar::kSqDoorbell + uint64_t(qpn) * bar::kRegisterStride, qp.sq_producer);
+  }
   if (trace) {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     trace->host_doorbell(node, qpn, HostTraceSink::Queue::Send, qp.sq_producer, now, now + flight);

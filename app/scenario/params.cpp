@@ -82,6 +82,10 @@ std::vector<ParamDef> build_table() {
        "protection monitor on each device's host-memory port (1): a DMA outside every valid "
        "token and range fails the scenario; 0 runs faster",
        Kind::Integer, 0, 1, Rule::Range, RNIC_PARAM_FIELD(protection_monitor)},
+      {"host.blueflame", "bool",
+       "BlueFlame doorbells (1): a post ringing for one WQE writes the WQE (128 bytes) with its "
+       "doorbell by MMIO to the device's BlueFlame register, and the device skips the ring read",
+       Kind::Integer, 0, 1, Rule::Range, RNIC_PARAM_FIELD(rnic.driver.blueflame)},
       {"sim.fast", "bool",
        "simulation mode: 0 cycle-approximate, 1 fast functional (loosely timed, temporal "
        "decoupling; same statuses and bytes, approximate times)",

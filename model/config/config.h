@@ -124,7 +124,15 @@ struct DeviceTiming {
   uint32_t completion_ii_cycles = 1;
 };
 
+// The host driver's choices.
+struct DriverConfig {
+  // BlueFlame (ConnectX): a post that rings for one WQE writes the WQE itself by MMIO with its
+  // doorbell, and the device skips the ring read for it.
+  bool blueflame = false;
+};
+
 struct RnicConfig {
+  DriverConfig driver;
   DeviceTiming timing;
   PcieConfig pcie;
   DmaConfig dma;

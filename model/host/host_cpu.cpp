@@ -65,12 +65,16 @@ bool HostCpu::mem_read(uint64_t phys_addr, void* data, uint64_t length) {
 sc_core::sc_time HostCpu::mmio_write64(uint64_t bar_offset, uint64_t value) {
   uint8_t bytes[8];
   put_le<uint64_t>(bytes, value);
+  return mmio_write(bar_offset, bytes, 8);
+}
+
+sc_core::sc_time HostCpu::mmio_write(uint64_t bar_offset, const uint8_t* data, uint32_t length) {
   tlm::tlm_generic_payload& gp = mmio_gp_;
   gp.set_command(tlm::TLM_WRITE_COMMAND);
   gp.set_address(bar_offset);
-  gp.set_data_ptr(bytes);
-  gp.set_data_length(8);
-  gp.set_streaming_width(8);
+  gp.set_data_ptr(const_cast<uint8_t*>(data));  // a write: the target only reads it
+  gp.set_data_length(length);
+  gp.set_streaming_width(length);
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   mmio_isock->b_transport(gp, delay);

@@ -38,6 +38,8 @@ class HostCpu : public sc_core::sc_module {
   // Posted MMIO write of a 64-bit register at `bar_offset`: returns at once with the time
   // after which the device has seen it (link and MMIO latency).
   sc_core::sc_time mmio_write64(uint64_t bar_offset, uint64_t value);
+  // A write-combined MMIO write of `length` bytes (BlueFlame: a doorbell with its WQE).
+  sc_core::sc_time mmio_write(uint64_t bar_offset, const uint8_t* data, uint32_t length);
 
   // Runs a DMA benchmark on the device and waits (simulated time) until it has finished.
   // Must run in a SystemC thread.

@@ -100,7 +100,7 @@ TEST_CASE("doorbells: unmapped or malformed accesses get error responses", "[tlm
   std::vector<tlm::tlm_response_status> statuses;
   t.host.script = [&] {
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-    statuses.push_back(t.host.write64(0x400000, 1));                       // no window
+    statuses.push_back(t.host.write64(bar::kSqBlueFlame + bar::kBlueFlameWindowBytes, 1));  // none
     statuses.push_back(t.host.write64(bar::kInterruptAddress + 8, 1));     // beside the registers
     statuses.push_back(t.host.write64(bar::kSqDoorbell + 4, 1));           // misaligned
     uint8_t bytes[8] = {};
@@ -131,4 +131,35 @@ TEST_CASE("doorbells: the interrupt address register reaches the completion engi
   CHECK(t.ctrl_a.size() == 0);  // not a context change
   CHECK(counter(t.doorbells.stats, "interrupt_setups") == 1);
   CHECK(counter(t.doorbells.stats, "unmapped_writes") == 0);
+}
+
+TEST_CASE("doorbells: a BlueFlame write reaches the fetcher as a doorbell with its WQE",
+          "[tlm][doorbells]") {
+  DoorbellBench<> t;
+  std::vector<tlm::tlm_response_status> statuses;
+  t.host.script = [&] {
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    uint8_t bf[8 + kWqeBytes];
+    for (size_t i = 0; i < sizeof bf; ++i) bf[i] = uint8_t(i);
+    bf[0] = 0x07;  // producer index 7 (little-endian)
+    const uint64_t qp9 = bar::kSqBlueFlame + 9 * bar::kBlueFlameStride;
+    statuses.push_back(t.host.transfer(tlm::TLM_WRITE_COMMAND, qp9, bf, sizeof bf, d));
+    d = sc_core::SC_ZERO_TIME;
+    statuses.push_back(t.host.transfer(tlm::TLM_WRITE_COMMAND, qp9, bf, 8, d));  // no WQE
+    d = sc_core::SC_ZERO_TIME;
+    statuses.push_back(t.host.transfer(tlm::TLM_WRITE_COMMAND, qp9 + 8, bf, sizeof bf, d));
+  };
+  run_simulation();
+  REQUIRE(statuses.size() == 3);
+  CHECK(statuses[0] == tlm::TLM_OK_RESPONSE);
+  CHECK(statuses[1] == tlm::TLM_COMMAND_ERROR_RESPONSE);
+  CHECK(statuses[2] == tlm::TLM_COMMAND_ERROR_RESPONSE);  // not at a buffer's start
+  REQUIRE(t.fetcher.size() == 1);
+  CHECK(t.fetcher[0].number == 9);
+  CHECK(t.fetcher[0].index == 0x03020107u);  // the low 32 bits of bytes 07 01 02 03 ...
+  CHECK(t.fetcher[0].with_wqe);
+  CHECK(t.fetcher[0].wqe[0] == 8);  // the WQE starts after the 8-byte index
+  CHECK(t.fetcher[0].wqe[kWqeBytes - 1] == uint8_t(8 + kWqeBytes - 1));
+  CHECK(counter(t.doorbells.stats, "blueflame_writes") == 1);
+  CHECK(counter(t.doorbells.stats, "sq_doorbells") == 1);
 }

@@ -279,3 +279,33 @@ TEST_CASE("wqe fetcher: reads ahead stop at the WQE buffer's size", "[tlm][fetch
   CHECK(counter(t.fetcher.stats, "wqes_fetched") == 4);
   CHECK(counter(t.fetcher.stats, "buffer_full") >= 1);
 }
+
+TEST_CASE("wqe fetcher: a BlueFlame doorbell's WQE is used as is, with no ring read",
+          "[tlm][fetcher]") {
+  FetchBench t(4);
+  t.create_qp(kQpn, 8);
+  t.post(0, 500);  // in the ring too, as the driver writes it: only a read would see it
+  Wqe w;
+  w.opcode = WqeOpcode::Write;
+  w.wr_id = 501;
+  t.doorbell.script = [&] {
+    Doorbell db{Doorbell::Kind::SendQueue, kQpn, 1};
+    db.with_wqe = true;
+    w.encode(db.wqe.data());
+    t.doorbell.send(db);
+    sc_core::wait(sc_core::sc_time(5, sc_core::SC_US));
+    Doorbell plain{Doorbell::Kind::SendQueue, kQpn, 2};  // WQE 1 from the ring
+    t.post(1, 502);
+    t.doorbell.send(plain);
+  };
+  run_simulation();
+  REQUIRE(t.requester.size() == 2);
+  CHECK(t.requester[0].wqe.wr_id == 501);  // the doorbell's bytes, not the ring's
+  CHECK(t.requester[0].wqe.opcode == WqeOpcode::Write);
+  CHECK(t.requester[1].wqe.wr_id == 502);
+  const auto reads = t.wqe_reads();
+  REQUIRE(reads.size() == 1);  // only WQE 1 was read
+  CHECK(reads[0].address == kRing + kWqeBytes);
+  CHECK(counter(t.fetcher.stats, "blueflame_wqes") == 1);
+  CHECK(counter(t.fetcher.stats, "wqes_fetched") == 1);
+}

@@ -19,6 +19,12 @@ constexpr uint64_t kSqDoorbell = 0x000000;     // + qpn * 8: send-queue producer
 constexpr uint64_t kRqDoorbell = 0x100000;     // + qpn * 8: receive-queue producer index
 constexpr uint64_t kCqDoorbell = 0x200000;     // + cqn * 8: completion-queue consumer index
 constexpr uint64_t kContextChange = 0x300000;  // kind << 56 | count << 32 | index
+// BlueFlame: + qpn * kBlueFlameStride: the send-queue producer index (8 bytes) followed by
+// the WQE it makes the last posted (kWqeBytes), in one write-combined MMIO write. The
+// device takes the WQE from the write instead of reading the ring.
+constexpr uint64_t kSqBlueFlame = 0x400000;
+constexpr uint64_t kBlueFlameStride = 256;  // a ConnectX BlueFlame buffer
+constexpr uint64_t kBlueFlameWindowBytes = 262144 * kBlueFlameStride;  // qp.max_qps at most
 // The MSI-X message address of completion interrupts (the driver's, in the host's MSI
 // window): after each completion entry, CQ overflow flag or QP-close notice, the device
 // writes 4 bytes there (the CQ number; 0xFFFFFFFF for a close). 0, the reset value: none.

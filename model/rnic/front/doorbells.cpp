@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/rnic/front/doorbells.h"
 
+#include <algorithm>
+
 #include "model/rnic/abi/bar.h"
 #include "model/rnic/util/byte_order.h"
 
@@ -21,13 +23,20 @@ Doorbells::Doorbells(sc_core::sc_module_name name, const Config& config)
       rq_doorbells_(stats.add("rq_doorbells", "writes", "receive-queue doorbells")),
       context_changes_(stats.add("context_changes", "writes", "table change notices")),
       interrupt_setups_(stats.add("interrupt_setups", "writes", "interrupt address settings")),
-      unmapped_writes_(stats.add("unmapped_writes", "writes", "writes to no register")) {
+      unmapped_writes_(stats.add("unmapped_writes", "writes", "writes to no register")),
+      blueflame_writes_(stats.add("blueflame_writes", "writes",
+                                  "of the send-queue doorbells, BlueFlame writes carrying a WQE")) {
   decode_stage_.set_contention(!config.fast);
   mmio_tsock.register_b_transport(this, &Doorbells::b_transport);
 }
 
 void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   const uint64_t offset = gp.get_address();
+  if (gp.is_write() && offset >= bar::kSqBlueFlame &&
+      offset - bar::kSqBlueFlame < bar::kBlueFlameWindowBytes) {
+    blueflame(gp, delay);
+    return;
+  }
   if (!gp.is_write() || gp.get_data_length() != 8 || offset % bar::kRegisterStride) {
     ++unmapped_writes_;
     gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
@@ -67,6 +76,25 @@ void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     ++unmapped_writes_;
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
   }
+}
+
+void Doorbells::blueflame(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  const uint64_t offset = gp.get_address() - bar::kSqBlueFlame;
+  if (gp.get_data_length() != 8 + kWqeBytes || offset % bar::kBlueFlameStride) {
+    ++unmapped_writes_;
+    gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  ++sq_doorbells_;
+  ++blueflame_writes_;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  delay = decode_stage_.pass(now + delay) - now;
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  Doorbell db{Doorbell::Kind::SendQueue, uint32_t(offset / bar::kBlueFlameStride),
+              uint32_t(get_le<uint64_t>(gp.get_data_ptr()))};
+  db.with_wqe = true;
+  std::copy(gp.get_data_ptr() + 8, gp.get_data_ptr() + 8 + kWqeBytes, db.wqe.begin());
+  send_message(pool_, fetcher_isock, db, delay);
 }
 
 }  // namespace rnic

@@ -34,6 +34,8 @@ class Doorbells : public sc_core::sc_module {
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // A write to the BlueFlame window: a send-queue doorbell carrying its WQE.
+  void blueflame(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
   Clock clock_;
   PipelineStage decode_stage_;
@@ -44,6 +46,7 @@ class Doorbells : public sc_core::sc_module {
   Counter& context_changes_;
   Counter& interrupt_setups_;
   Counter& unmapped_writes_;
+  Counter& blueflame_writes_;
 };
 
 }  // namespace rnic

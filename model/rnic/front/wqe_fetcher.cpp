@@ -18,6 +18,8 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
       clock_(config.clock_mhz),
       decode_stage_(clock_, config.wqe.decode_cycles, config.wqe.decode_ii_cycles),
       wqes_fetched_(stats.add("wqes_fetched", "WQEs", "WQEs read from send queues")),
+      blueflame_wqes_(stats.add("blueflame_wqes", "WQEs",
+                                "WQEs taken from their BlueFlame doorbell, with no ring read")),
       fetch_reads_(stats.add("fetch_reads", "transactions", "DMA reads of WQE batches")),
       bad_doorbells_(
           stats.add("bad_doorbells", "writes", "doorbells for unknown QPs or beyond the ring")),
@@ -52,7 +54,8 @@ void WqeFetcher::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_
     return;
   }
   // The doorbell takes effect when it reaches the device: `delay` from now.
-  doorbells_.push_back({sc_core::sc_time_stamp() + delay, db->number, db->index});
+  doorbells_.push_back({sc_core::sc_time_stamp() + delay, db->number, db->index, db->with_wqe,
+                        db->wqe});
   doorbell_event_.notify(delay);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -76,9 +79,7 @@ void WqeFetcher::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time
         ++db;
         continue;
       }
-      QueueState& q = queues_[db->qpn];
-      q.producer = db->producer;
-      note_posted(db->qpn, q);
+      apply_doorbell(*db);
       db = doorbells_.erase(db);
     }
     QueueState& q = queues_[change->index];
@@ -117,13 +118,21 @@ void WqeFetcher::close_drained() {
 void WqeFetcher::apply_due_doorbells() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   while (!doorbells_.empty() && doorbells_.front().at <= now) {
-    const PendingDoorbell db = doorbells_.front();
+    apply_doorbell(doorbells_.front());
     doorbells_.pop_front();
-    QueueState& q = queues_[db.qpn];
-    q.producer = db.producer;
-    note_posted(db.qpn, q);
   }
   if (!doorbells_.empty()) doorbell_event_.notify(doorbells_.front().at - now);
+}
+
+void WqeFetcher::apply_doorbell(const PendingDoorbell& db) {
+  QueueState& q = queues_[db.qpn];
+  q.producer = db.producer;
+  if (db.with_wqe) {
+    q.blueflame = true;
+    q.bf_index = db.producer - 1;
+    q.bf_wqe = db.wqe;
+  }
+  note_posted(db.qpn, q);
 }
 
 void WqeFetcher::note_posted(uint32_t qpn, QueueState& q) {
@@ -216,6 +225,25 @@ bool WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
   q.context = context;
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   while (q.producer != q.fetched && q.batches < depth) {
+    if (q.blueflame && int32_t(q.fetched - q.bf_index) > 0) q.blueflame = false;  // read already
+    if (q.blueflame && q.fetched == q.bf_index) {
+      // BlueFlame: the WQE came with its doorbell; it is on chip once the context is.
+      if (buffered_ + 1 > config_.cache_entries) return false;
+      q.blueflame = false;
+      FetchedWqe f;
+      f.wqe = Wqe::decode(q.bf_wqe.data());
+      f.index = q.fetched++;
+      f.issued = f.ready = now + delay;
+      f.last_of_batch = true;
+      if (trace_.on()) f.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
+      q.buffered.push_back(f);
+      wqes_buffered_.up(now.value(), f.issued.value());
+      ++blueflame_wqes_;
+      ++buffered_;
+      ++q.batches;
+      batches_outstanding_.up(now.value(), f.issued.value());
+      continue;
+    }
     const uint32_t slot = q.fetched % context.sq_depth;
     const uint32_t batch = std::min({q.producer - q.fetched, batch_limit, context.sq_depth - slot});
     if (buffered_ + batch > config_.cache_entries) return false;

@@ -11,11 +11,14 @@
 // - Fetch: QPs rung and not yet read get their reads issued in doorbell order while the WQE
 //   buffer has room, ahead of the scheduler's turns: the reads of many QPs overlap on the
 //   link as those of one QP do (bounded by the buffer and by the DMA engine's read tags).
+// - BlueFlame: a WQE written with its doorbell (Doorbell::with_wqe) is taken from there when
+//   it is the QP's next to fetch: no ring read, only the QP context lookup.
 // - Scheduler: the QPs with WQEs on chip (or on their way) take turns round-robin, one batch
 //   per turn.
 // A blocked Requester (ORD full, fence) holds the fetcher: backpressure.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <unordered_map>
 #include <vector>
@@ -75,6 +78,9 @@ class WqeFetcher : public sc_core::sc_module {
     bool active = false;         // in the round-robin list (has WQEs on chip)
     bool waiting_fetch = false;  // in the fetch-ahead list (has WQEs rung, not yet read)
     bool closing = false;  // QpClose: send the close marker once everything rung is handed on
+    bool blueflame = false;  // bf_wqe is WQE bf_index, written with its doorbell: no ring read
+    uint32_t bf_index = 0;
+    std::array<uint8_t, kWqeBytes> bf_wqe{};
     std::deque<FetchedWqe> buffered;
     QpcEntry context;  // as read for the latest batch: handed on with its WQEs
   };
@@ -82,7 +88,11 @@ class WqeFetcher : public sc_core::sc_module {
     sc_core::sc_time at;
     uint32_t qpn;
     uint32_t producer;
+    bool with_wqe;                         // BlueFlame
+    std::array<uint8_t, kWqeBytes> wqe;
   };
+  // A doorbell takes effect: the producer index, and a BlueFlame WQE if it carries one.
+  void apply_doorbell(const PendingDoorbell& db);
 
   void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -121,6 +131,7 @@ class WqeFetcher : public sc_core::sc_module {
   uint32_t trace_node_ = 0;
   uint32_t trace_number_ = 0;
   Counter& wqes_fetched_;
+  Counter& blueflame_wqes_;
   Counter& fetch_reads_;
   Counter& bad_doorbells_;
   Counter& buffer_full_;

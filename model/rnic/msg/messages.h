@@ -2,6 +2,7 @@
 // Messages carried between device units (inside MessageExtension<T> on a generic payload).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct Doorbell {
   Kind kind = Kind::SendQueue;
   uint32_t number = 0;  // QP or CQ number
   uint32_t index = 0;   // producer index (queues) or consumer index (CQ)
+  // BlueFlame: the WQE at index - 1, written with the doorbell (bar::kSqBlueFlame).
+  bool with_wqe = false;
+  std::array<uint8_t, kWqeBytes> wqe{};
 };
 
 // Doorbells -> every unit caching a table: the driver changed these entries (the context-change
