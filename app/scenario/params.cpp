@@ -63,6 +63,10 @@ std::vector<ParamDef> build_table() {
        Kind::Integer, 0, 256, Rule::Range, RNIC_PARAM_FIELD(rnic.pcie.tlp_overhead_bytes)},
       {"pcie.mmio_latency_ns", "ns", "CPU posted MMIO write to the device register", Kind::Integer,
        0, kMaxNs, Rule::Range, RNIC_PARAM_FIELD(rnic.pcie.mmio_latency_ns)},
+      {"pcie.write_latency_ns", "ns",
+       "device posted write (data, completion entry, interrupt message): from its last byte on "
+       "the link to visible in host memory or at the CPU",
+       Kind::Integer, 0, kMaxNs, Rule::Range, RNIC_PARAM_FIELD(rnic.pcie.write_latency_ns)},
       {"dma.read_channels", "channels",
        "DMA read channels: transfers reassembled and moved into the device in parallel",
        Kind::Integer, 1, 256, Rule::Range, RNIC_PARAM_FIELD(rnic.dma.read_channels)},

@@ -22,6 +22,7 @@ struct PcieConfig {
   uint32_t read_latency_ns = 500;    // host round trip for a minimal (<= 64 B) read
   uint32_t tlp_overhead_bytes = 24;  // header 16 + sequence 2 + LCRC 4 + framing 2 per TLP
   uint32_t mmio_latency_ns = 150;    // CPU posted MMIO write to the device register
+  uint32_t write_latency_ns = 100;   // device posted write: sent on the link to visible in memory
 };
 
 // The device's DMA read datapath: each transfer (one DmaRequest) is reassembled in one channel
@@ -100,7 +101,7 @@ struct PortConfig {
 };
 
 struct FabricConfig {
-  uint32_t link_latency_ns = 300;  // propagation + switch cut-through, one way
+  uint32_t link_latency_ns = 250;  // propagation + switch cut-through, one way
 };
 
 // How the simulation runs (not what it models).

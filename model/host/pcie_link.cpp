@@ -71,6 +71,7 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const Config& config)
                                    downstream_.duration(64 + config_.tlp_overhead_bytes);
   const sc_core::sc_time round_trip(double(config_.read_latency_ns), sc_core::SC_NS);
   read_fixed_ = round_trip > minimal ? round_trip - minimal : sc_core::SC_ZERO_TIME;
+  write_flight_ = sc_core::sc_time(double(config_.write_latency_ns), sc_core::SC_NS);
   dev_tsock.register_b_transport(this, &PcieLink::dev_b_transport);
   dev_tsock.register_transport_dbg(this, &PcieLink::dev_transport_dbg);
   dev_tsock.register_get_direct_mem_ptr(this, &PcieLink::dev_get_direct_mem_ptr);
@@ -100,14 +101,18 @@ void PcieLink::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     write_tlps_ += tlps;
     upstream_bytes_ += len + tlps * overhead;
     const sc_core::sc_time sent = upstream_.reserve(now + delay, len + tlps * overhead);
-    delay = sent - now;
+    // Posted: the device is done once its TLPs are on the link; the root complex makes the
+    // write visible write_latency later. Every posted write takes the same time, so they
+    // stay in order (PCIe ordering: a CQE or an interrupt never passes the data before it).
+    sc_core::sc_time landing = sent - now + write_flight_;
     const uint64_t addr = gp.get_address();
     if (addr >= kMsiWindowBase && addr - kMsiWindowBase < kMsiWindowBytes) {
       ++msi_tlps_;
-      msi_isock->b_transport(gp, delay);
+      msi_isock->b_transport(gp, landing);
     } else {
-      mem_isock->b_transport(gp, delay);
+      mem_isock->b_transport(gp, landing);
     }
+    delay = sent - now;
   }
 }
 

@@ -54,6 +54,7 @@ class PcieLink : public sc_core::sc_module {
   BandwidthPipe upstream_;    // device -> host
   BandwidthPipe downstream_;  // host -> device
   sc_core::sc_time read_fixed_;  // round trip minus the serialization of a minimal read
+  sc_core::sc_time write_flight_;  // pcie.write_latency_ns
   Counter& read_requests_;
   Counter& completion_tlps_;
   Counter& write_tlps_;

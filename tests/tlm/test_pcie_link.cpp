@@ -118,6 +118,25 @@ TEST_CASE("pcie link: posted writes land bytes, split at MPS", "[tlm][pcie]") {
   CHECK(counter(t.link.stats, "upstream_bytes") == 600 + 3 * t.config.tlp_overhead_bytes);
 }
 
+TEST_CASE("pcie link: a posted write is visible write_latency after it is sent, the device "
+          "is done when it is sent",
+          "[tlm][pcie]") {
+  LinkBench t;
+  std::vector<uint8_t> data(64, 0x33);
+  sc_core::sc_time device_done;
+  t.dev.script = [&] {
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    REQUIRE(t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x30000, data.data(), 64, delay) ==
+            tlm::TLM_OK_RESPONSE);
+    device_done = delay;
+  };
+  run_simulation();
+  REQUIRE(t.memory.count(tlm::TLM_WRITE_COMMAND) == 1);
+  const sc_core::sc_time serialization = t.memory.log[0].at - device_done;
+  CHECK(device_done > sc_core::SC_ZERO_TIME);  // the TLP's time on the link
+  CHECK(serialization == sc_core::sc_time(double(t.config.write_latency_ns), sc_core::SC_NS));
+}
+
 TEST_CASE("pcie link: a write in the MSI window goes to the CPU behind earlier writes, not to "
           "memory",
           "[tlm][pcie]") {
