@@ -309,3 +309,53 @@ TEST_CASE("wqe fetcher: a BlueFlame doorbell's WQE is used as is, with no ring r
   CHECK(counter(t.fetcher.stats, "blueflame_wqes") == 1);
   CHECK(counter(t.fetcher.stats, "wqes_fetched") == 1);
 }
+
+TEST_CASE("wqe fetcher: a re-created QP forgets a BlueFlame WQE it had not used",
+          "[tlm][fetcher]") {
+  FetchBench t(1, 1);  // one WQE per read, one buffer entry: WQE 2 waits behind 0 and 1
+  t.create_qp(kQpn, 8);
+  for (uint32_t i = 0; i < 3; ++i) t.post(i, 600 + i);
+  // The requester takes 2 us per WQE, so the QP is re-created before WQE 2 is fetched.
+  t.requester.on_message = [](WorkRequest&, sc_core::sc_time& delay) {
+    sc_core::wait(delay + sc_core::sc_time(2, sc_core::SC_US));
+    delay = sc_core::SC_ZERO_TIME;
+  };
+  Wqe stale;
+  stale.opcode = WqeOpcode::Write;
+  stale.wr_id = 999;
+  t.doorbell.script = [&] {
+    Doorbell db{Doorbell::Kind::SendQueue, kQpn, 3};
+    db.with_wqe = true;  // WQE 2 with the doorbell
+    stale.encode(db.wqe.data());
+    t.doorbell.send(db);
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));
+    ContextChange change{ContextKind::Qpc, kQpn, 1};  // re-created: indices from zero
+    t.ctrl.send(change);
+    for (uint32_t i = 0; i < 3; ++i) t.post(i, 700 + i);
+    Doorbell again{Doorbell::Kind::SendQueue, kQpn, 3};  // a plain doorbell this time
+    t.doorbell.send(again);
+  };
+  run_simulation();
+  std::vector<uint64_t> ids;
+  for (size_t i = 0; i < t.requester.size(); ++i) ids.push_back(t.requester[i].wqe.wr_id);
+  REQUIRE(!ids.empty());
+  CHECK(ids.back() == 702);  // the new ring's WQE 2, read by DMA
+  for (uint64_t id : ids) CHECK(id != 999);
+  CHECK(counter(t.fetcher.stats, "blueflame_wqes") == 0);
+}
+
+TEST_CASE("wqe fetcher: a QP whose first batch fills the WQE buffer still gets its turn",
+          "[tlm][fetcher]") {
+  FetchBench t(4, 4);  // the buffer holds one batch: the second must wait for the first's hand
+  t.create_qp(kQpn, 16);
+  for (uint32_t i = 0; i < 10; ++i) t.post(i, 800 + i);
+  t.doorbell.script = [&] {
+    Doorbell db{Doorbell::Kind::SendQueue, kQpn, 10};
+    t.doorbell.send(db);
+  };
+  run_simulation();
+  REQUIRE(t.requester.size() == 10);
+  for (uint32_t i = 0; i < 10; ++i) CHECK(t.requester[i].wqe.wr_id == 800 + i);
+  CHECK(t.wqe_reads().size() == 3);  // 4 + 4 + 2
+  CHECK(counter(t.fetcher.stats, "buffer_full") >= 1);
+}

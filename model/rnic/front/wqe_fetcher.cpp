@@ -150,17 +150,19 @@ void WqeFetcher::fetch_ahead() {
     // (checked before top_up, which would spend a context lookup to learn it).
     const uint32_t next_batch =
         std::min(q.producer - q.fetched, std::max<uint32_t>(1, config_.fetch_batch));
-    if (buffered_ + next_batch > config_.cache_entries || !top_up(qpn, q)) {
+    const bool all_issued = buffered_ + next_batch <= config_.cache_entries && top_up(qpn, q);
+    // WQEs on chip (or on their way) make the QP eligible for the scheduler, even when its
+    // later batches still wait for room: handing them on is what makes room.
+    if (!q.active && !q.buffered.empty()) {
+      q.active = true;
+      round_robin_.push_back(qpn);
+    }
+    if (!all_issued) {
       ++buffer_full_;
       return;
     }
     fetch_ahead_.pop_front();
     q.waiting_fetch = false;
-    // WQEs on chip (or on their way) make the QP eligible for the scheduler.
-    if (!q.active && !q.buffered.empty()) {
-      q.active = true;
-      round_robin_.push_back(qpn);
-    }
   }
 }
 
@@ -175,6 +177,7 @@ void WqeFetcher::discard(QueueState& q) {
   q.batches = 0;
   ++q.epoch;
   q.fetched = q.handed = q.producer;
+  q.blueflame = false;  // a re-created QP's indices start again: an old WQE must not match
 }
 
 void WqeFetcher::fetch_thread() {
