@@ -204,7 +204,8 @@ void report_workload(RunContext& ctx, const Step& step, StepResult& result, uint
       span_ns = span;
     };
     bound(before, sim_ns, 1.0);
-    if (whole && whole->bytes) bound(whole->start, whole->sim_ns, double(bytes) / double(whole->bytes));
+    if (whole && whole->bytes)
+      bound(whole->start, whole->sim_ns, double(bytes) / double(whole->bytes));
     if (!busiest.empty()) {
       char text[320];
       std::snprintf(text, sizeof text,
