@@ -182,6 +182,16 @@ void parse_dma_bench(const Reader& r, Step& s) {
 
 namespace {
 
+// "verb": a traffic flow's read, write or send; a ping-pong's write or send (`read` false).
+Verb parse_verb(const Reader& r, bool read) {
+  const std::string verb = r.string("verb");
+  if (read && verb == "read") return Verb::Read;
+  if (verb == "write") return Verb::Write;
+  if (verb == "send") return Verb::Send;
+  r.fail("verb", std::string("must be ") + (read ? "\"read\", " : "") +
+                     "\"write\" or \"send\", not " + quote(verb));
+}
+
 FlowSpec parse_flow(const Reader& f, size_t step) {
   f.only({"src", "dst", "verb", "qps", "size", "outstanding", "window", "regions",
           "region_bytes", "page_size", "pattern"});
@@ -189,16 +199,7 @@ FlowSpec parse_flow(const Reader& f, size_t step) {
   flow.src = f.node("src");
   flow.dst = f.node("dst");
   if (flow.src == flow.dst) f.fail("dst", "a flow connects two different nodes");
-  const std::string verb = f.string("verb");
-  if (verb == "read") {
-    flow.verb = Verb::Read;
-  } else if (verb == "write") {
-    flow.verb = Verb::Write;
-  } else if (verb == "send") {
-    flow.verb = Verb::Send;
-  } else {
-    f.fail("verb", "must be \"read\", \"write\" or \"send\", not " + quote(verb));
-  }
+  flow.verb = parse_verb(f, true);
   flow.qps = f.literal("qps", 1, kMaxFlowQps);
   flow.size = f.literal("size", 1, kMaxAllocBytesPerNode);
   flow.outstanding = f.literal_or("outstanding", 1, 1, host::kMaxQueueDepth);
@@ -267,14 +268,7 @@ void parse_pingpong(const Reader& r, Step& s) {
   s.peer = r.object("peer", {K::Qp});
   if (s.qp == s.peer) r.fail("peer", "the peer must be another QP (the one connected to qp)");
   s.node_index = r.symbol(s.qp).node;
-  const std::string verb = r.string("verb");
-  if (verb == "write") {
-    s.verb = Verb::Write;
-  } else if (verb == "send") {
-    s.verb = Verb::Send;
-  } else {
-    r.fail("verb", "must be \"write\" or \"send\", not " + quote(verb));
-  }
+  s.verb = parse_verb(r, false);
   s.size = r.literal("size", 1, kMaxAllocBytesPerNode);
   s.count = r.literal("count", 1, kMaxWorkloadCount);
   s.flags = r.op_flags("flags");

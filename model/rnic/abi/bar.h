@@ -24,7 +24,8 @@ constexpr uint64_t kContextChange = 0x300000;  // kind << 56 | count << 32 | ind
 // device takes the WQE from the write instead of reading the ring.
 constexpr uint64_t kSqBlueFlame = 0x400000;
 constexpr uint64_t kBlueFlameStride = 256;  // a ConnectX BlueFlame buffer
-constexpr uint64_t kBlueFlameWindowBytes = 262144 * kBlueFlameStride;  // qp.max_qps at most
+// Room for every QP number qp.max_qps allows (1 << 20 at most).
+constexpr uint64_t kBlueFlameWindowBytes = (uint64_t(1) << 20) * kBlueFlameStride;
 // The MSI-X message address of completion interrupts (the driver's, in the host's MSI
 // window): after each completion entry, CQ overflow flag or QP-close notice, the device
 // writes 4 bytes there (the CQ number; 0xFFFFFFFF for a close). 0, the reset value: none.
