@@ -33,6 +33,11 @@ inline sc_core::sc_time ps(uint64_t n) {
   static const bool one_ps_unit = sc_core::sc_time(1, sc_core::SC_PS).value() == 1;
   return one_ps_unit ? sc_core::sc_time::from_value(n) : sc_core::sc_time(double(n), sc_core::SC_PS);
 }
+// The inverse of ps(): a time as a count of picoseconds.
+inline uint64_t to_ps(const sc_core::sc_time& t) {
+  static const bool one_ps_unit = sc_core::sc_time(1, sc_core::SC_PS).value() == 1;
+  return one_ps_unit ? t.value() : uint64_t(t / sc_core::sc_time(1, sc_core::SC_PS) + 0.5);
+}
 inline sc_core::sc_time Clock::cycles(uint64_t n) const { return ps(n * period_ps_); }
 inline sc_core::sc_time ns(double n) { return sc_core::sc_time(n, sc_core::SC_NS); }
 

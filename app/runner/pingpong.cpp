@@ -135,7 +135,6 @@ bool PingPong::drain(Side& side, bool* receive) {
 }
 
 bool PingPong::wait_for(Side& side, uint8_t tag) {
-  const sc_core::sc_time poll(double(ctx_.scenario.config.host_memory.poll_ns), sc_core::SC_NS);
   if (step_.verb == Verb::Send) {
     // The CPU spins on the CQ until the receive's completion is there.
     bool receive = false;
@@ -148,7 +147,8 @@ bool PingPong::wait_for(Side& side, uint8_t tag) {
       receive = got[0].Type == ndk::NdkOperationTypeReceive;
       if (!drain(side, &receive)) return false;
     }
-    sc_core::wait(poll);
+    // WaitCq's wake-up already took host.poll_ns (HostCpu); an entry found without waiting
+    // was there before the CPU looked.
     return post_receive(side);  // for the next message, before this side answers
   }
   // The CPU spins on the last byte of its receive buffer until the tag lands.
@@ -164,7 +164,7 @@ bool PingPong::wait_for(Side& side, uint8_t tag) {
     sc_core::wait(deadline - sc_core::sc_time_stamp(), memory.written_event());
   }
   memory.unwatch();
-  sc_core::wait(poll);
+  sc_core::wait(sc_core::sc_time(double(ctx_.scenario.config.host_memory.poll_ns), sc_core::SC_NS));
   bool receive = false;  // the side's own write completions: free their queue slots
   return drain(side, &receive);
 }

@@ -34,9 +34,9 @@ CounterWindow::CounterWindow(const System& system, const std::vector<std::string
         counters_.push_back(&c);
         owners_.push_back(group.owner().substr(owner_prefix));
       }
-      // The links: the PCIe link's two directions, the port's wire out and, in, the switch
-      // output that feeds it (its received bytes at line rate; headers, preamble and gap
-      // included).
+      // The links: the PCIe link's two directions, the host's read service, the port's wire
+      // out and, in, the switch output that feeds it (its received bytes at line rate;
+      // headers, preamble and gap included).
       auto link = [&](const char* counter, const std::string& label, double ps_per_unit) {
         const auto found = index.find(counter);
         if (found != index.end()) links_.push_back({node_name + " " + label, found->second,
@@ -46,6 +46,8 @@ CounterWindow::CounterWindow(const System& system, const std::vector<std::string
         link("upstream_busy_ps", "PCIe device->host", 1.0);
         link("downstream_busy_ps", "PCIe host->device", 1.0);
       }
+      // The host's read capacity (lines x service / slots) bounds reads like a link does.
+      link("read_service_busy_ps", "host read service", 1.0);
       if (index.count("tx_busy_ps") && port_gbps > 0) {
         link("tx_busy_ps", "port sending", 1.0);
         link("rx_bytes", "port receiving", 8000.0 / port_gbps);

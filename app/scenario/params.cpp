@@ -78,9 +78,16 @@ std::vector<ParamDef> build_table() {
        RNIC_PARAM_FIELD(host_memory.size_bytes)},
       {"host.extra_latency_ns", "ns", "added to every device read (remote socket, LLC miss)",
        Kind::Integer, 0, kMaxNs, Rule::Range, RNIC_PARAM_FIELD(host_memory.extra_latency_ns)},
+      {"host.line_service_ns", "ns",
+       "time one 64 B line of a device read holds a host read slot (the lone minimal read's "
+       "share is inside pcie.read_latency_ns)",
+       Kind::Integer, 1, 100000, Rule::Range, RNIC_PARAM_FIELD(host_memory.line_service_ns)},
+      {"host.lines_in_service", "lines",
+       "device-read lines the host serves at once; accesses to one line never overlap",
+       Kind::Integer, 1, 4096, Rule::Range, RNIC_PARAM_FIELD(host_memory.lines_in_service)},
       {"host.poll_ns", "ns",
        "a CPU spinning on a memory line sees a device write this long after it lands (the "
-       "line's move to the core; pingpong)",
+       "line's move to the core): every wake-up on a completion, and pingpong's landed data",
        Kind::Integer, 0, kMaxNs, Rule::Range, RNIC_PARAM_FIELD(host_memory.poll_ns)},
       {"monitor.enabled", "bool",
        "protection monitor on each device's host-memory port (1): a DMA outside every valid "

@@ -35,7 +35,10 @@ struct DmaConfig {
 struct HostMemoryConfig {
   uint64_t size_bytes = 1ull << 32;  // physical address space of the node
   uint32_t extra_latency_ns = 0;     // added to every device read: remote socket / not in LLC
-  uint32_t poll_ns = 50;  // a CPU spinning on a line sees a device write this long after it lands
+  // Device reads are served one 64 B line at a time (model/host/line_service.h).
+  uint32_t line_service_ns = 40;   // time a line read holds one of the host's read slots
+  uint32_t lines_in_service = 32;  // line reads the host serves at once
+  uint32_t poll_ns = 50;  // a spinning CPU sees a device write (data, CQE) this long after it lands
 };
 
 struct MttConfig {
@@ -101,7 +104,7 @@ struct PortConfig {
 };
 
 struct FabricConfig {
-  uint32_t link_latency_ns = 250;  // propagation + switch cut-through, one way
+  uint32_t link_latency_ns = 225;  // propagation + switch cut-through, one way
 };
 
 // How the simulation runs (not what it models).

@@ -7,22 +7,26 @@
 
 namespace rnic {
 
-HostCpu::HostCpu(sc_core::sc_module_name name)
+HostCpu::HostCpu(sc_core::sc_module_name name, const Config& config)
     : sc_module(name),
       mem_isock("mem_isock"),
       mmio_isock("mmio_isock"),
       bench_isock("bench_isock"),
-      msi_tsock("msi_tsock") {
+      msi_tsock("msi_tsock"),
+      poll_(double(config.poll_ns), sc_core::SC_NS) {
   mem_isock.register_invalidate_direct_mem_ptr(this, &HostCpu::invalidate_dmi);
   msi_tsock.register_b_transport(this, &HostCpu::msi_b_transport);
   wake_ |= interrupt_event_;
   wake_ |= timeout_event_;
 }
 
+HostCpu::HostCpu(sc_core::sc_module_name name) : HostCpu(name, Config{}) {}
+
 void HostCpu::msi_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  // A posted write: the interrupt is taken when the message arrives, `delay` from now.
+  // A posted write: the message arrives `delay` from now; the spinning driver sees the
+  // completion entry ahead of it poll_ later.
   ++interrupts_;
-  interrupt_event_.notify(delay);
+  interrupt_event_.notify(delay + poll_);
   gp.set_response_status(gp.is_write() ? tlm::TLM_OK_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);
 }
 

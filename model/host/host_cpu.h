@@ -23,11 +23,19 @@ class HostCpu : public sc_core::sc_module {
   // measures only the engine's DMA, not how the host starts it.
   InitiatorSocket<HostCpu> bench_isock;
   // Interrupt messages (MSI-X writes) from the PCIe link: any write wakes wait_for_interrupt
-  // at the time it arrives. The data (the CQ number) is not looked at: the driver's poll
+  // Config::poll_ns after it arrives. The data (the CQ number) is not looked at: the driver's poll
   // re-reads its rings after any wakeup.
   TargetSocket<HostCpu> msi_tsock;
 
-  explicit HostCpu(sc_core::sc_module_name name);
+  struct Config {
+    // host.poll_ns: the driver spins on its completion queue and sees an entry this long
+    // after it lands (the line's move from the LLC to the core). The interrupt message
+    // lands right behind the entry (same posted path), so the waiting thread wakes this long
+    // after the message.
+    uint32_t poll_ns = 0;
+  };
+  HostCpu(sc_core::sc_module_name name, const Config& config);
+  explicit HostCpu(sc_core::sc_module_name name);  // poll_ns 0
 
   // Cache-coherent CPU accesses: zero simulated time (the driver's own cost is not modeled),
   // through DMI where host memory grants it, else a transaction.
@@ -57,6 +65,7 @@ class HostCpu : public sc_core::sc_module {
   void msi_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
   DmiCache dmi_;
+  sc_core::sc_time poll_;
   sc_core::sc_event interrupt_event_;
   uint64_t interrupts_ = 0;
   // One timeout event for every wait_for_interrupt. A wait(timeout, event) that ends by

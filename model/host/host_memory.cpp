@@ -5,20 +5,36 @@
 #include <cstring>
 
 #include "tlm/extensions.h"
+#include "tlm/timing.h"
 
 namespace rnic {
 
-HostMemory::HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& config)
+HostMemory::HostMemory(sc_core::sc_module_name name, const Config& config)
     : sc_module(name),
       dev_tsock("dev_tsock"),
       cpu_tsock("cpu_tsock"),
       stats(std::string(this->name())),
-      config_(config),
+      config_(config.host),
+      fast_(config.fast),
+      line_service_({config.host.line_service_ns, config.host.lines_in_service}),
+      line_busy_ps_(line_service_.service_ps() / line_service_.slots()),
       dev_reads_(stats.add("dev_reads", "transactions", "device read requests served")),
       dev_writes_(stats.add("dev_writes", "transactions", "device writes served")),
       dev_read_lines_(stats.add("dev_read_lines", "lines", "64 B cache lines read by the device")),
       dev_write_lines_(stats.add("dev_write_lines", "lines", "64 B cache lines written by the device")),
-      address_errors_(stats.add("address_errors", "transactions", "accesses outside memory")) {
+      address_errors_(stats.add("address_errors", "transactions", "accesses outside memory")),
+      line_slot_waits_(stats.add("read_line_slot_waits", "lines",
+                                 "device-read lines that waited for one of the "
+                                 "host.lines_in_service slots")),
+      line_conflicts_(stats.add("read_line_conflicts", "lines",
+                                "device-read lines that waited for an earlier access to the "
+                                "same line (concurrent accesses to a line serialize)")),
+      read_wait_ps_(stats.add("read_wait_ps", "ps",
+                              "device reads' total wait for slots and lines, beyond one line "
+                              "service")),
+      read_service_busy_ps_(stats.add("read_service_busy_ps", "ps",
+                                      "host read capacity used: lines read x "
+                                      "host.line_service_ns / host.lines_in_service")) {
   dev_tsock.register_b_transport(this, &HostMemory::dev_b_transport);
   dev_tsock.register_transport_dbg(this, &HostMemory::transport_dbg);
   cpu_tsock.register_b_transport(this, &HostMemory::cpu_b_transport);
@@ -98,6 +114,16 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   } else {
     ++dev_reads_;
     dev_read_lines_ += lines;
+    read_service_busy_ps_ += lines * line_busy_ps_;
+    if (!fast_) {
+      const uint64_t arrival = to_ps(sc_core::sc_time_stamp() + delay);
+      const LineService::Result served =
+          line_service_.serve(arrival, gp.get_address(), gp.get_data_length());
+      line_slot_waits_ += served.slot_waits;
+      line_conflicts_ += served.line_conflicts;
+      read_wait_ps_ += served.wait_ps;
+      delay += ps(served.wait_ps);
+    }
     delay += sc_core::sc_time(double(config_.extra_latency_ns), sc_core::SC_NS);
   }
 }

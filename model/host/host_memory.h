@@ -4,6 +4,9 @@
 // CPU's (the driver). It stores bytes only: the host learns of a completion from an
 // interrupt message (HostCpu::msi_tsock), not from memory. Addresses at or above size_bytes
 // get TLM_ADDRESS_ERROR_RESPONSE.
+// Device reads are timed per 64 B line (LineService): the delay a read returns is its wait
+// beyond one uncontended line service (which the PCIe round trip already counts), plus
+// host.extra_latency_ns. The caller's delay on entry is the read's arrival at the host.
 // Both ports grant DMI, one 4 KiB page per grant (pages are never freed, so a grant is never
 // withdrawn); only untimed initiators use it (the CPU, the protection monitor's table reads).
 #pragma once
@@ -16,6 +19,7 @@
 #include <tlm>
 
 #include "model/config/config.h"
+#include "model/host/line_service.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 
@@ -26,7 +30,13 @@ class HostMemory : public sc_core::sc_module {
   TargetSocket<HostMemory> dev_tsock;  // device DMA, from PcieLink
   TargetSocket<HostMemory> cpu_tsock;  // loads and stores of the host CPU
 
-  HostMemory(sc_core::sc_module_name name, const HostMemoryConfig& config);
+  struct Config {
+    HostMemoryConfig host;  // host.*
+    // sim.fast: reads take no wait for slots or lines (as the PCIe link stops queuing);
+    // the service still counts in read_service_busy_ps, which bounds fast mode's rates.
+    bool fast = false;
+  };
+  HostMemory(sc_core::sc_module_name name, const Config& config);
 
   uint64_t size_bytes() const { return config_.size_bytes; }
   // A CPU spinning on one byte (a ping-pong's last byte): while armed, every device write
@@ -52,6 +62,9 @@ class HostMemory : public sc_core::sc_module {
   uint8_t* page(uint64_t page_number, bool create);
 
   HostMemoryConfig config_;
+  bool fast_;
+  LineService line_service_;
+  uint64_t line_busy_ps_;  // one line's share of the host's read capacity: service / slots
   uint64_t watch_address_ = 0;
   bool watching_ = false;
   sc_core::sc_event written_;
@@ -69,6 +82,10 @@ class HostMemory : public sc_core::sc_module {
   Counter& dev_read_lines_;
   Counter& dev_write_lines_;
   Counter& address_errors_;
+  Counter& line_slot_waits_;
+  Counter& line_conflicts_;
+  Counter& read_wait_ps_;
+  Counter& read_service_busy_ps_;
 };
 
 }  // namespace rnic

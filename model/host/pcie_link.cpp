@@ -87,8 +87,12 @@ void PcieLink::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     ++read_requests_;
     upstream_bytes_ += overhead;
     const sc_core::sc_time request_sent = upstream_.reserve(now + delay, overhead);
-    sc_core::sc_time memory_delay = sc_core::SC_ZERO_TIME;
+    // The host sees the request when it has crossed the link; it returns its own wait
+    // (cache lines, host.extra_latency_ns) on top. The completions leave once the read's last
+    // line is ready.
+    sc_core::sc_time memory_delay = request_sent - now;
     mem_isock->b_transport(gp, memory_delay);
+    memory_delay -= request_sent - now;
     const uint32_t cpls =
         pcie_completion_count(gp.get_address(), len, config_.rcb_bytes, config_.mps_bytes);
     completion_tlps_ += cpls;

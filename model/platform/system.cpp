@@ -5,10 +5,10 @@ namespace rnic {
 
 Node::Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& config)
     : sc_module(name),
-      memory("memory", config.host_memory),
+      memory("memory", HostMemory::Config{config.host_memory, config.rnic.sim.fast}),
       pcie("pcie", PcieLink::Config{config.rnic.pcie, config.rnic.sim.fast}),
       rnic("rnic", config.rnic, node_id),
-      cpu("cpu"),
+      cpu("cpu", HostCpu::Config{config.host_memory.poll_ns}),
       node_id_(node_id) {
   cpu.mem_isock.bind(memory.cpu_tsock);
   cpu.mmio_isock.bind(pcie.host_tsock);

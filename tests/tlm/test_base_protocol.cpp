@@ -36,7 +36,7 @@ struct CheckedNode : sc_core::sc_module {
 
   CheckedNode(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& config)
       : sc_module(name),
-        memory("memory", config.host_memory),
+        memory("memory", HostMemory::Config{config.host_memory}),
         pcie("pcie", PcieLink::Config{config.rnic.pcie, config.rnic.sim.fast}),
         rnic("rnic", config.rnic, node_id),
         cpu("cpu"),

@@ -14,7 +14,7 @@ using namespace rnic::test;
 namespace {
 
 struct CpuBench {
-  HostMemoryConfig config{1 << 20, 0};
+  HostMemory::Config config{HostMemoryConfig{1 << 20, 0}};
   HostMemory memory{"memory", config};
   HostCpu cpu{"cpu"};
   MemoryStub bar{"bar"};     // MMIO and benchmark requests: unused here

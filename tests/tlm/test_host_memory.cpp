@@ -15,14 +15,19 @@ using namespace rnic::test;
 
 namespace {
 
+HostMemoryConfig with_size(HostMemoryConfig host, uint64_t size) {
+  host.size_bytes = size;
+  return host;
+}
+
 struct MemoryBench {
-  HostMemoryConfig config;
+  HostMemory::Config config;
   HostMemory memory;
   InitiatorStub cpu{"cpu"};
   InitiatorStub dev{"dev"};
 
-  explicit MemoryBench(uint64_t size = 1 << 20)
-      : config{size, 0}, memory("memory", config) {
+  explicit MemoryBench(uint64_t size = 1 << 20, HostMemoryConfig host = {}, bool fast = false)
+      : config{with_size(host, size), fast}, memory("memory", config) {
     cpu.isock.bind(memory.cpu_tsock);
     dev.isock.bind(memory.dev_tsock);
   }
@@ -176,4 +181,55 @@ TEST_CASE("host memory: a watched byte's device write notifies when it lands, ot
   REQUIRE(seen.size() == 2);
   CHECK(seen[0] == sc_core::sc_time(200, sc_core::SC_NS));
   CHECK(seen[1] == sc_core::sc_time(1200, sc_core::SC_NS));  // the timeout, no notice
+}
+
+namespace {
+
+// Two device reads reach the memory at the same instant: the first of 65 bytes (two lines),
+// the second starting in the first's second line. Returns the delays each read returned.
+std::pair<sc_core::sc_time, sc_core::sc_time> same_line_reads(MemoryBench& t) {
+  std::vector<uint8_t> a(65), b(64);
+  sc_core::sc_time first, second;
+  t.dev.script = [&] {
+    first = sc_core::sc_time(10, sc_core::SC_NS);  // the reads' arrival, 10 ns from now
+    REQUIRE(t.dev.transfer(tlm::TLM_READ_COMMAND, 0x1000, a.data(), 65, first) ==
+            tlm::TLM_OK_RESPONSE);
+    second = sc_core::sc_time(10, sc_core::SC_NS);
+    REQUIRE(t.dev.transfer(tlm::TLM_READ_COMMAND, 0x1041, b.data(), 64, second) ==
+            tlm::TLM_OK_RESPONSE);
+  };
+  run_simulation();
+  return {first, second};
+}
+
+}  // namespace
+
+TEST_CASE("host memory: a device read waits for an access in service to the same line",
+          "[tlm][host]") {
+  HostMemoryConfig host;
+  host.line_service_ns = 40;
+  host.extra_latency_ns = 5;
+  MemoryBench t(1 << 20, host);
+  const auto [first, second] = same_line_reads(t);
+  // The lone read returns only host.extra_latency_ns: its line service is in the round trip.
+  CHECK(first == sc_core::sc_time(15, sc_core::SC_NS));
+  // The second's line 0x1040 is in service until 10 + 40 ns: it is served 40 ns later.
+  CHECK(second == sc_core::sc_time(55, sc_core::SC_NS));
+  CHECK(counter(t.memory.stats, "dev_read_lines") == 4);
+  CHECK(counter(t.memory.stats, "read_line_conflicts") == 1);
+  CHECK(counter(t.memory.stats, "read_line_slot_waits") == 0);
+  CHECK(counter(t.memory.stats, "read_wait_ps") == 40'000);
+  // 4 lines x 40 ns / 32 slots
+  CHECK(counter(t.memory.stats, "read_service_busy_ps") == 4 * 40'000 / 32);
+}
+
+TEST_CASE("host memory: fast mode counts the line service but never waits", "[tlm][host]") {
+  MemoryBench t(1 << 20, HostMemoryConfig{}, true);
+  const auto [first, second] = same_line_reads(t);
+  CHECK(first == sc_core::sc_time(10, sc_core::SC_NS));
+  CHECK(second == sc_core::sc_time(10, sc_core::SC_NS));
+  CHECK(counter(t.memory.stats, "read_line_conflicts") == 0);
+  CHECK(counter(t.memory.stats, "read_service_busy_ps") ==
+        4 * uint64_t(HostMemoryConfig{}.line_service_ns) * 1000 /
+            HostMemoryConfig{}.lines_in_service);
 }
