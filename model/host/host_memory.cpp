@@ -17,15 +17,15 @@ HostMemory::HostMemory(sc_core::sc_module_name name, const Config& config)
       config_(config.host),
       fast_(config.fast),
       line_service_({config.host.line_service_ns, config.host.lines_in_service}),
-      line_busy_ps_(line_service_.service_ps() / line_service_.slots()),
+      line_busy_ps_(line_service_.line_share_ps()),
       dev_reads_(stats.add("dev_reads", "transactions", "device read requests served")),
       dev_writes_(stats.add("dev_writes", "transactions", "device writes served")),
       dev_read_lines_(stats.add("dev_read_lines", "lines", "64 B cache lines read by the device")),
       dev_write_lines_(stats.add("dev_write_lines", "lines", "64 B cache lines written by the device")),
       address_errors_(stats.add("address_errors", "transactions", "accesses outside memory")),
-      line_slot_waits_(stats.add("read_line_slot_waits", "lines",
-                                 "device-read lines that waited for one of the "
-                                 "host.lines_in_service slots")),
+      capacity_waits_(stats.add("read_capacity_waits", "transactions",
+                                "device reads that waited for the host's read capacity "
+                                "(host.lines_in_service lines per host.line_service_ns)")),
       line_conflicts_(stats.add("read_line_conflicts", "lines",
                                 "device-read lines that waited for an earlier access to the "
                                 "same line (concurrent accesses to a line serialize)")),
@@ -116,10 +116,10 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     dev_read_lines_ += lines;
     read_service_busy_ps_ += lines * line_busy_ps_;
     if (!fast_) {
-      const uint64_t arrival = to_ps(sc_core::sc_time_stamp() + delay);
+      const uint64_t now = to_ps(sc_core::sc_time_stamp());
       const LineService::Result served =
-          line_service_.serve(arrival, gp.get_address(), gp.get_data_length());
-      line_slot_waits_ += served.slot_waits;
+          line_service_.serve(now, now + to_ps(delay), gp.get_address(), gp.get_data_length());
+      capacity_waits_ += served.capacity_wait;
       line_conflicts_ += served.line_conflicts;
       read_wait_ps_ += served.wait_ps;
       delay += ps(served.wait_ps);

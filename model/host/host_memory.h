@@ -82,7 +82,7 @@ class HostMemory : public sc_core::sc_module {
   Counter& dev_read_lines_;
   Counter& dev_write_lines_;
   Counter& address_errors_;
-  Counter& line_slot_waits_;
+  Counter& capacity_waits_;
   Counter& line_conflicts_;
   Counter& read_wait_ps_;
   Counter& read_service_busy_ps_;

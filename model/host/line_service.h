@@ -4,17 +4,22 @@
 // straddles a line boundary pays for both lines, and two accesses to one line are not served
 // at once (Intel 64 and IA-32 Architectures Optimization Reference Manual, "Maximizing PCIe
 // performance": align reads to 64 B; concurrent accesses to one line serialize).
-// `lines_in_service` lines are read at once, each holding its slot for `line_service_ns`.
+// `lines_in_service` lines are read at once, each holding its slot for `line_service_ns`:
+// the host reads lines_in_service / line_service_ns lines per ns. That capacity is booked in
+// simulated-time order (a BandwidthPipe of lines), so a read booked ahead of time does not
+// delay one that reaches the host earlier. The lines of one read are served side by side: a
+// read of n lines is ready one service after it starts, or after n / lines_in_service services
+// when it has more lines than slots. A line another access holds is read when that one ends.
 // The round trip of a lone minimal read (pcie.read_latency_ns) already contains one line's
-// service, so serve() reports only the wait beyond it: zero for a read whose lines all find a
-// free slot and no earlier access to the same line in service.
+// service, so serve() reports only the wait beyond it: zero for a read that finds the
+// capacity free and no earlier access to its lines in service.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <queue>
-#include <unordered_map>
-#include <vector>
+#include <map>
+
+#include "tlm/timing.h"
 
 namespace rnic {
 
@@ -27,32 +32,35 @@ class LineService {
     uint32_t lines_in_service = 32;
   };
   struct Result {
-    uint64_t wait_ps = 0;         // last line ready, minus arrival and one service time
+    uint64_t wait_ps = 0;         // ready time, minus arrival and one service time
     uint32_t lines = 0;           // lines the read touches
-    uint32_t slot_waits = 0;      // of them, lines that waited for a free slot
-    uint32_t line_conflicts = 0;  // of them, lines that waited for an access to the same line
+    bool capacity_wait = false;   // it waited for the host's read capacity
+    uint32_t line_conflicts = 0;  // its lines that waited for an access to the same line
   };
 
   explicit LineService(const Config& config);
 
-  // A read of `bytes` bytes at `address` reaching the host at `arrival_ps`. Lines are taken
-  // in address order, each by the slot that frees first (reads arriving out of time order are
-  // served in call order: the slots do not reorder work already given).
-  Result serve(uint64_t arrival_ps, uint64_t address, uint64_t bytes);
+  // A read of `bytes` bytes at `address` reaching the host at `arrival_ps`, asked at
+  // `now_ps` (<= arrival_ps; no later read can reach the host before now).
+  Result serve(uint64_t now_ps, uint64_t arrival_ps, uint64_t address, uint64_t bytes);
   uint64_t service_ps() const { return service_ps_; }
-  uint32_t slots() const { return uint32_t(slot_free_ps_.size()); }
-  size_t tracked_lines() const { return line_busy_until_ps_.size(); }
+  // The host's read capacity one line takes: line_service_ns / lines_in_service.
+  uint64_t line_share_ps() const { return share_ps_; }
+  // Runs of lines with an access in service or booked (a read's lines form one run, so a
+  // large read is one entry, not one per line).
+  size_t tracked_runs() const { return runs_.size(); }
 
  private:
+  struct Run {
+    uint64_t last_line;   // inclusive
+    uint64_t busy_until;  // ps: the access to these lines ends
+  };
   void forget_served(uint64_t now_ps);
 
   uint64_t service_ps_;
-  // Time each slot frees, earliest first.
-  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> slot_free_ps_;
-  // Lines given to a slot and the time their service ends; entries that ended are dropped
-  // once the map holds more than a few slots' worth, so it stays as small as the lines in
-  // flight.
-  std::unordered_map<uint64_t, uint64_t> line_busy_until_ps_;
+  uint64_t share_ps_;
+  BandwidthPipe capacity_;  // in lines
+  std::map<uint64_t, Run> runs_;  // by first line; runs never overlap
   size_t forget_above_;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host's per-line read service (model/host/line_service.h): lines a read touches, slots,
-// and accesses to one line that never overlap. Plain C++, times in ps.
+// The host's per-line read service (model/host/line_service.h): lines a read touches, the
+// host's read capacity booked in time order, and accesses to one line that never overlap.
+// Plain C++, times in ps.
 #include <catch2/catch.hpp>
 
 #include "model/host/line_service.h"
@@ -10,45 +11,56 @@ using rnic::LineService;
 TEST_CASE("line service: a lone read waits for nothing, however many lines it touches",
           "[unit][host]") {
   LineService service({40, 32});
-  const auto aligned = service.serve(1000, 0x1000, 64);
+  const auto aligned = service.serve(1000, 1000, 0x1000, 64);
   CHECK(aligned.lines == 1);
   CHECK(aligned.wait_ps == 0);
-  const auto straddling = service.serve(1'000'000, 0x2030, 65);  // 0x2030..0x2070: 2 lines
+  const auto straddling = service.serve(1'000'000, 1'000'000, 0x2030, 65);  // 2 lines
   CHECK(straddling.lines == 2);
   CHECK(straddling.wait_ps == 0);
-  const auto large = service.serve(2'000'000, 0x8000, 2048);
+  const auto large = service.serve(2'000'000, 2'000'000, 0x8000, 2048);
   CHECK(large.lines == 32);
   CHECK(large.wait_ps == 0);
-  CHECK(large.slot_waits == 0);
+  CHECK_FALSE(large.capacity_wait);
 }
 
 TEST_CASE("line service: a second access to a line in service waits for the first",
           "[unit][host]") {
   LineService service({40, 32});
-  CHECK(service.serve(0, 0x1000, 65).wait_ps == 0);  // lines 0x1000 and 0x1040
+  CHECK(service.serve(0, 0, 0x1000, 65).wait_ps == 0);  // lines 0x1000 and 0x1040
   // 10 ns later a read starting in line 0x1040: served after the first access ends (40 ns),
   // i.e. 30 ns beyond its own service.
-  const auto second = service.serve(10'000, 0x1041, 64);
+  const auto second = service.serve(10'000, 10'000, 0x1041, 64);
   CHECK(second.lines == 2);
   CHECK(second.line_conflicts == 1);
   CHECK(second.wait_ps == 30'000);
   // Once that access has ended, the line is free again.
-  const auto later = service.serve(1'000'000, 0x1040, 64);
+  const auto later = service.serve(1'000'000, 1'000'000, 0x1040, 64);
   CHECK(later.line_conflicts == 0);
   CHECK(later.wait_ps == 0);
 }
 
-TEST_CASE("line service: lines beyond the slots wait one service per round", "[unit][host]") {
-  LineService service({40, 4});
-  // 10 lines on 4 slots: rounds of 4, 4, 2: the last line is ready at 3 x 40 ns.
-  const auto read = service.serve(0, 0, 640);
+TEST_CASE("line service: more lines than slots take a service per slots' worth",
+          "[unit][host]") {
+  LineService service({40, 4});  // 4 lines per 40 ns: 10 ns of capacity a line
+  // 10 lines: 100 ns of capacity, more than one service.
+  const auto read = service.serve(0, 0, 0, 640);
   CHECK(read.lines == 10);
-  CHECK(read.slot_waits == 6);
-  CHECK(read.wait_ps == 80'000);
-  // A read of other lines arriving at 50 ns finds the slots busy until 80 ns.
-  const auto next = service.serve(50'000, 0x10000, 64);
-  CHECK(next.slot_waits == 1);
-  CHECK(next.wait_ps == 30'000);
+  CHECK(read.wait_ps == 60'000);  // ready at 100 ns, one service (40) is in the round trip
+  // A read of other lines reaching the host at 50 ns waits for the capacity until 100 ns.
+  const auto next = service.serve(50'000, 50'000, 0x10000, 64);
+  CHECK(next.capacity_wait);
+  CHECK(next.wait_ps == 50'000);  // booked from 100 ns: ready at 140, 90 ns after arrival
+}
+
+TEST_CASE("line service: a read booked ahead does not delay one that reaches the host first",
+          "[unit][host]") {
+  LineService service({40, 4});
+  // Asked at 0 for a read that reaches the host at 1 us (booked ahead)...
+  CHECK(service.serve(0, 1'000'000, 0x1000, 256).wait_ps == 0);
+  // ...then one reaching it at 100 ns: the capacity is free then.
+  const auto early = service.serve(0, 100'000, 0x8000, 256);
+  CHECK_FALSE(early.capacity_wait);
+  CHECK(early.wait_ps == 0);
 }
 
 TEST_CASE("line service: the line table stays as small as the lines in flight",
@@ -56,7 +68,21 @@ TEST_CASE("line service: the line table stays as small as the lines in flight",
   LineService service({40, 8});
   // 100,000 reads of distinct lines, 10 ns apart: never more than a few lines in service.
   uint64_t waits = 0;
-  for (uint64_t i = 0; i < 100'000; ++i) waits += service.serve(i * 10'000, i * 64, 64).wait_ps;
+  for (uint64_t i = 0; i < 100'000; ++i)
+    waits += service.serve(i * 10'000, i * 10'000, i * 64, 64).wait_ps;
   CHECK(waits == 0);  // 8 slots x 40 ns serve one line per 5 ns
-  CHECK(service.tracked_lines() <= 64);
+  CHECK(service.tracked_runs() <= 128);
+}
+
+TEST_CASE("line service: a large transfer's requests, booked at once, stay one run",
+          "[unit][host]") {
+  LineService service({40, 32});
+  // 64 MiB in 128-byte requests, all booked at time zero (as the DMA engine books them).
+  for (uint64_t offset = 0; offset < (64ull << 20); offset += 128)
+    service.serve(0, 0, 0x10000000 + offset, 128);
+  CHECK(service.tracked_runs() <= 2);
+  // An unaligned neighbour sharing a line still waits for its access.
+  LineService other({40, 32});
+  other.serve(0, 0, 0x1000, 65);
+  CHECK(other.serve(0, 0, 0x1041, 64).line_conflicts == 1);
 }
