@@ -359,3 +359,34 @@ TEST_CASE("wqe fetcher: a QP whose first batch fills the WQE buffer still gets i
   CHECK(t.wqe_reads().size() == 3);  // 4 + 4 + 2
   CHECK(counter(t.fetcher.stats, "buffer_full") >= 1);
 }
+
+TEST_CASE("wqe fetcher: a QP whose batch is still being read does not hold the turn",
+          "[tlm][fetcher]") {
+  // QP 1 rings first and its WQE comes from the ring (a 500 ns read); QP 2 rings next with
+  // its WQE in the doorbell (BlueFlame), on chip once its context is read. QP 1 is ahead in
+  // the turn order, but QP 2's WQE goes to the requester first, without waiting for QP 1's
+  // read; QP 1's follows when its read is in.
+  FetchBench t(4);
+  t.memory.read_latency = sc_core::sc_time(500, sc_core::SC_NS);
+  const uint64_t ring1 = kRing + 0x1000, ring2 = kRing + 0x2000;
+  t.create_qp(1, 4, 1, ring1);
+  t.create_qp(2, 4, 1, ring2);
+  t.post(0, 101, ring1);
+  Wqe w;
+  w.opcode = WqeOpcode::Write;
+  w.wr_id = 201;
+  t.doorbell.script = [&] {
+    Doorbell plain{Doorbell::Kind::SendQueue, 1, 1};
+    t.doorbell.send(plain);
+    Doorbell db{Doorbell::Kind::SendQueue, 2, 1};
+    db.with_wqe = true;
+    w.encode(db.wqe.data());
+    t.doorbell.send(db);
+  };
+  run_simulation();
+  REQUIRE(t.requester.size() == 2);
+  CHECK(t.requester[0].wqe.wr_id == 201);
+  CHECK(t.requester.received[0].at < sc_core::sc_time(500, sc_core::SC_NS));
+  CHECK(t.requester[1].wqe.wr_id == 101);
+  CHECK(t.requester.received[1].at >= sc_core::sc_time(500, sc_core::SC_NS));
+}

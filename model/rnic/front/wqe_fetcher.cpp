@@ -191,9 +191,16 @@ void WqeFetcher::fetch_thread() {
       wait(doorbell_event_);
       continue;
     }
-    // The scheduler's turn: QPs with WQEs on chip, round-robin, one batch each.
-    const uint32_t qpn = round_robin_.front();
-    round_robin_.pop_front();
+    // The scheduler's turn: QPs with WQEs on chip, round-robin, one batch each. A QP whose
+    // next batch is still being read keeps its place but does not hold the turn: the first
+    // QP with a WQE on chip takes it (no head-of-line wait behind a read in flight).
+    const size_t turn = next_turn();
+    if (turn == round_robin_.size()) {
+      wait(earliest_ready_ - sc_core::sc_time_stamp(), doorbell_event_);
+      continue;
+    }
+    const uint32_t qpn = round_robin_[turn];
+    round_robin_.erase(round_robin_.begin() + ptrdiff_t(turn));
     QueueState& q = queues_[qpn];
     if (!q.buffered.empty()) hand_batch(qpn, q);
     // Its next reads go out at once (the fetch-ahead list, in turn with the other QPs), so
@@ -205,6 +212,18 @@ void WqeFetcher::fetch_thread() {
       q.active = false;
     }
   }
+}
+
+size_t WqeFetcher::next_turn() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  earliest_ready_ = sc_core::sc_max_time();
+  for (size_t i = 0; i < round_robin_.size(); ++i) {
+    const QueueState& q = queues_[round_robin_[i]];
+    // Nothing buffered (discarded): its turn only takes it off the list.
+    if (q.buffered.empty() || q.buffered.front().ready <= now) return i;
+    earliest_ready_ = std::min(earliest_ready_, q.buffered.front().ready);
+  }
+  return round_robin_.size();
 }
 
 bool WqeFetcher::top_up(uint32_t qpn, QueueState& q) {

@@ -14,7 +14,8 @@
 // - BlueFlame: a WQE written with its doorbell (Doorbell::with_wqe) is taken from there when
 //   it is the QP's next to fetch: no ring read, only the QP context lookup.
 // - Scheduler: the QPs with WQEs on chip (or on their way) take turns round-robin, one batch
-//   per turn.
+//   per turn; a QP whose next batch is still being read keeps its place and lets the next QP
+//   with a WQE on chip go first.
 // A blocked Requester (ORD full, fence) holds the fetcher: backpressure.
 #pragma once
 
@@ -108,6 +109,9 @@ class WqeFetcher : public sc_core::sc_module {
   // Issues batch reads for `qpn` while it has unread WQEs, prefetch depth and buffer room.
   // False when it stopped for lack of buffer room.
   bool top_up(uint32_t qpn, QueueState& queue);
+  // The position in round_robin_ of the first QP whose next WQE is on chip, or size() when
+  // every one waits for a read (earliest_ready_ is then the first read to arrive).
+  size_t next_turn();
   // Hands the QP's next batch (what is buffered of it) to the Requester.
   void hand_batch(uint32_t qpn, QueueState& queue);
   // Drops what is buffered for `queue` and forgets its posted WQEs.
@@ -121,6 +125,7 @@ class WqeFetcher : public sc_core::sc_module {
   PayloadPool pool_;
   std::unordered_map<uint32_t, QueueState> queues_;
   std::deque<uint32_t> round_robin_;
+  sc_core::sc_time earliest_ready_;  // set by next_turn()
   std::deque<uint32_t> fetch_ahead_;  // QPs with WQEs rung and not yet read, doorbell order
   std::vector<uint32_t> closing_;     // QPs closed whose close marker is not sent yet
   std::deque<PendingDoorbell> doorbells_;
