@@ -2,7 +2,6 @@
 #include "model/host/line_service.h"
 
 #include <algorithm>
-#include <vector>
 
 namespace rnic {
 
@@ -30,75 +29,65 @@ LineService::Result LineService::serve(uint64_t now_ps, uint64_t arrival_ps, uin
 
   // The runs this read overlaps, cut to its lines: each line is read once the access in
   // service to it before has ended, then holds it one service.
-  std::vector<std::pair<uint64_t, Run>> pieces;  // the read's lines, by first line
   uint64_t ready = std::max(booked_end, own_end);
+  auto lo = std::lower_bound(runs_.begin(), runs_.end(), first,
+                             [](const Run& r, uint64_t line) { return r.last_line < line; });
+  pieces_.clear();
   uint64_t next = first;  // first line not yet covered by a piece
-  auto it = runs_.upper_bound(first);
-  if (it != runs_.begin() && std::prev(it)->second.last_line >= first) --it;
-  while (it != runs_.end() && it->first <= last) {
-    const uint64_t from = std::max(it->first, first);
-    const uint64_t to = std::min(it->second.last_line, last);
-    if (from > next) pieces.push_back({next, Run{from - 1, own_end}});
+  auto hi = lo;
+  for (; hi != runs_.end() && hi->first_line <= last; ++hi) {
+    const uint64_t from = std::max(hi->first_line, first);
+    const uint64_t to = std::min(hi->last_line, last);
+    if (hi->first_line < first) pieces_.push_back({hi->first_line, first - 1, hi->busy_until});
+    if (from > next) pieces_.push_back({next, from - 1, own_end});
     uint64_t end = own_end;
-    if (it->second.busy_until > booked_start) {
-      end = it->second.busy_until + service_ps_;
+    if (hi->busy_until > booked_start) {
+      end = hi->busy_until + service_ps_;
       result.line_conflicts += uint32_t(std::min<uint64_t>(to - from + 1, UINT32_MAX));
     }
-    pieces.push_back({from, Run{to, end}});
+    pieces_.push_back({from, to, end});
     ready = std::max(ready, end);
     next = to + 1;
-    // Keep the parts of the old run outside this read.
-    const Run old = it->second;
-    const uint64_t old_first = it->first;
-    it = runs_.erase(it);
-    if (old_first < first) runs_.emplace(old_first, Run{first - 1, old.busy_until});
-    if (old.last_line > last) it = runs_.emplace(last + 1, Run{old.last_line, old.busy_until}).first;
+    if (hi->last_line > last) pieces_.push_back({last + 1, hi->last_line, hi->busy_until});
   }
-  if (next <= last) pieces.push_back({next, Run{last, own_end}});
-  // Store the pieces, joining neighbours that end together. A read that starts on a line
-  // boundary right where a run still in service ends continues it (the requests a large
-  // transfer is split into): the run grows instead of the map, and ends with the later read.
-  // Its first lines then count as held a little longer, which only an unrelated access to
-  // the same lines at that moment would notice.
-  auto before = runs_.end();
-  if (address % kLineBytes == 0 && first > 0 && pieces.front().second.busy_until == own_end) {
-    before = runs_.lower_bound(first);
-    if (before != runs_.begin() && std::prev(before)->second.last_line + 1 == first &&
-        std::prev(before)->second.busy_until >= booked_start) {
-      --before;
+  if (next <= last) pieces_.push_back({next, last, own_end});
+  // A read that starts on a line boundary right where a run still in service ends continues
+  // it (the requests a large transfer is split into): the run grows instead of the list, and
+  // ends with the later read. Its first lines then count as held a little longer, which only
+  // an unrelated access to the same lines at that moment would notice.
+  if (lo != runs_.begin() && address % kLineBytes == 0 && pieces_.front().first_line == first &&
+      pieces_.front().busy_until == own_end) {
+    Run& before = *std::prev(lo);
+    if (before.last_line + 1 == first && before.busy_until >= booked_start) {
+      --lo;
+      pieces_.front().first_line = before.first_line;
+      pieces_.front().busy_until = std::max(before.busy_until, own_end);
+    }
+  }
+  // Neighbours that end together become one run.
+  size_t kept = 0;
+  for (size_t k = 1; k < pieces_.size(); ++k) {
+    if (pieces_[k].busy_until == pieces_[kept].busy_until &&
+        pieces_[k].first_line == pieces_[kept].last_line + 1) {
+      pieces_[kept].last_line = pieces_[k].last_line;
     } else {
-      before = runs_.end();
+      pieces_[++kept] = pieces_[k];
     }
   }
-  for (size_t i = 0; i < pieces.size(); ++i) {
-    if (i == 0 && before != runs_.end()) {
-      before->second.last_line = pieces[0].second.last_line;
-      before->second.busy_until = std::max(before->second.busy_until, own_end);
-      pieces[0].first = before->first;
-      pieces[0].second.busy_until = before->second.busy_until;
-      continue;
-    }
-    if (i > 0 && pieces[i].second.busy_until == pieces[i - 1].second.busy_until) {
-      runs_[pieces[i - 1].first].last_line = pieces[i].second.last_line;
-      pieces[i].first = pieces[i - 1].first;
-      continue;
-    }
-    runs_.emplace(pieces[i].first, pieces[i].second);
-  }
+  pieces_.resize(kept + 1);
+  const auto at = runs_.erase(lo, hi);
+  runs_.insert(at, pieces_.begin(), pieces_.end());
   result.wait_ps = ready - arrival_ps - service_ps_;
   return result;
 }
 
 void LineService::forget_served(uint64_t now_ps) {
   // No later read reaches the host before now: runs that ended by then can never delay one.
-  for (auto it = runs_.begin(); it != runs_.end();) {
-    if (it->second.busy_until <= now_ps)
-      it = runs_.erase(it);
-    else
-      ++it;
-  }
-  // What is left is in service or booked ahead: let the map hold twice that before the next
-  // sweep, so sweeps stay rare when many reads are booked.
+  runs_.erase(std::remove_if(runs_.begin(), runs_.end(),
+                             [now_ps](const Run& r) { return r.busy_until <= now_ps; }),
+              runs_.end());
+  // What is left is in service or booked ahead: let the list hold twice that before the
+  // next sweep, so sweeps stay rare when many reads are booked.
   forget_above_ = std::max<size_t>(64, 2 * runs_.size());
 }
 

@@ -17,7 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <vector>
 
 #include "tlm/timing.h"
 
@@ -52,6 +52,7 @@ class LineService {
 
  private:
   struct Run {
+    uint64_t first_line;
     uint64_t last_line;   // inclusive
     uint64_t busy_until;  // ps: the access to these lines ends
   };
@@ -60,7 +61,10 @@ class LineService {
   uint64_t service_ps_;
   uint64_t share_ps_;
   BandwidthPipe capacity_;  // in lines
-  std::map<uint64_t, Run> runs_;  // by first line; runs never overlap
+  // Sorted by line, never overlapping; a few dozen at most in practice, so a vector (no
+  // allocation per read once warm) beats a tree.
+  std::vector<Run> runs_;
+  std::vector<Run> pieces_;  // scratch: what replaces the runs a read overlaps
   size_t forget_above_;
 };
 
