@@ -16,12 +16,12 @@ namespace {
 struct CpuBench {
   HostMemory::Config config{HostMemoryConfig{1 << 20, 0}};
   HostMemory memory{"memory", config};
-  HostCpu cpu{"cpu"};
+  HostCpu cpu;
   MemoryStub bar{"bar"};     // MMIO and benchmark requests: unused here
   InitiatorStub dev{"dev"};  // the device port; its two writers are spawned threads
   InitiatorStub msi{"msi"};  // the PCIe link's interrupt messages
 
-  CpuBench() {
+  explicit CpuBench(uint32_t poll_ns = 0) : cpu("cpu", HostCpu::Config{poll_ns}) {
     cpu.mem_isock.bind(memory.cpu_tsock);
     cpu.mmio_isock.bind(bar.tsock);
     cpu.bench_isock.bind(bar.tsock);
@@ -135,4 +135,28 @@ TEST_CASE("host CPU: with no interrupt message the wait ends at its timeout", "[
   CHECK_FALSE(woke);
   CHECK(when == sc_core::sc_time(5, sc_core::SC_US));
   CHECK(t.cpu.interrupts() == 0);
+}
+
+// host.poll_ns: the spinning CPU sees what the device wrote that long after the interrupt
+// message lands (the line's move from the LLC to the core), not at once.
+TEST_CASE("host CPU: with a poll cost the host wakes poll_ns after the interrupt message",
+          "[tlm][host]") {
+  const uint32_t poll_ns = 50;
+  CpuBench t(poll_ns);
+  uint8_t data = 0x44;
+  const sc_core::sc_time message_at(2, sc_core::SC_US);
+  sc_core::sc_spawn([&] { t.write_and_interrupt(0x400, &data, message_at); });
+  bool woke = false;
+  sc_core::sc_time when;
+  uint8_t seen = 0;
+  sc_core::sc_spawn([&] {
+    woke = t.cpu.wait_for_interrupt(sc_core::sc_time(10, sc_core::SC_US));
+    when = sc_core::sc_time_stamp();
+    REQUIRE(t.cpu.mem_read(0x400, &seen, 1));
+  });
+  run_simulation();
+  CHECK(woke);
+  CHECK(when == message_at + sc_core::sc_time(poll_ns, sc_core::SC_NS));
+  CHECK(seen == 0x44);
+  CHECK(t.cpu.interrupts() == 1);
 }
