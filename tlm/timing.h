@@ -26,6 +26,13 @@ class Clock {
   uint64_t period_ps_;
 };
 
+// The current simulated time of the kernel `unit` belongs to: the value of
+// sc_core::sc_time_stamp() without its library call. Units read the time about 50 times per
+// 64 B read (docs/development.md, "Simulator speed").
+inline const sc_core::sc_time& sim_time(const sc_core::sc_object& unit) {
+  return unit.simcontext()->time_stamp();
+}
+
 // Picoseconds as sc_time (the resolution is 1 ps unless a user changes it). At 1 ps the value
 // is the count itself: from_value skips sc_time(double, unit)'s unit conversion, which was the
 // top entry of the profile once the kernel's queue was fixed (5%: every delay is built here).

@@ -44,7 +44,7 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   }
   // `delay` is when the last bit left the sender. Cut-through: the output port starts
   // sending one link latency after the sender did, or when it is free.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   BandwidthPipe& out = egress_[packet->dst_node];
   const uint64_t bytes = wire_bytes(*packet, port_);
   const sc_core::sc_time serialization = out.duration(bytes);
@@ -89,7 +89,7 @@ void Switch::deliver_thread() {
     // Every packet due now, then sleep until the next arrival. b_transport notifies the event
     // for each arrival (an earlier pending notification wins): one wakeup per arrival time,
     // and no timed wait whose cancelled timeout would linger in the kernel's queue.
-    while (!in_flight_.empty() && in_flight_.top().arrival <= sc_core::sc_time_stamp()) {
+    while (!in_flight_.empty() && in_flight_.top().arrival <= sim_time(*this)) {
       Packet* packet = in_flight_.top().packet;
       in_flight_.pop();
       ++forwarded_;
@@ -104,7 +104,7 @@ void Switch::deliver_thread() {
       free_packets_.push_back(packet);
     }
     if (!in_flight_.empty())
-      arrival_event_.notify(in_flight_.top().arrival - sc_core::sc_time_stamp());
+      arrival_event_.notify(in_flight_.top().arrival - sim_time(*this));
   }
 }
 

@@ -91,7 +91,7 @@ sc_core::sc_time HostCpu::mmio_write(uint64_t bar_offset, const uint8_t* data, u
 }
 
 bool HostCpu::wait_for_interrupt(const sc_core::sc_time& timeout) {
-  const sc_core::sc_time start = sc_core::sc_time_stamp();
+  const sc_core::sc_time start = sim_time(*this);
   const sc_core::sc_time deadline = start + timeout;
   if (timeout_armed_ && timeout_at_ <= start) timeout_armed_ = false;  // it has fired
   if (!timeout_armed_ || timeout_at_ > deadline) {
@@ -103,7 +103,7 @@ bool HostCpu::wait_for_interrupt(const sc_core::sc_time& timeout) {
   // their condition and wait again, as after any wakeup.
   wait(wake_);
   settle_current_time();
-  return sc_core::sc_time_stamp() < deadline;
+  return sim_time(*this) < deadline;
 }
 
 }  // namespace rnic

@@ -18,6 +18,7 @@ HostMemory::HostMemory(sc_core::sc_module_name name, const Config& config)
       fast_(config.fast),
       line_service_({config.host.line_service_ns, config.host.lines_in_service}),
       line_busy_ps_(line_service_.line_share_ps()),
+      extra_latency_(double(config.host.extra_latency_ns), sc_core::SC_NS),
       dev_reads_(stats.add("dev_reads", "transactions", "device read requests served")),
       dev_writes_(stats.add("dev_writes", "transactions", "device writes served")),
       dev_read_lines_(stats.add("dev_read_lines", "lines", "64 B cache lines read by the device")),
@@ -116,7 +117,7 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     dev_read_lines_ += lines;
     read_service_busy_ps_ += lines * line_busy_ps_;
     if (!fast_) {
-      const uint64_t now = to_ps(sc_core::sc_time_stamp());
+      const uint64_t now = to_ps(sim_time(*this));
       const LineService::Result served =
           line_service_.serve(now, now + to_ps(delay), gp.get_address(), gp.get_data_length());
       capacity_waits_ += served.capacity_wait;
@@ -124,7 +125,7 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
       read_wait_ps_ += served.wait_ps;
       delay += ps(served.wait_ps);
     }
-    delay += sc_core::sc_time(double(config_.extra_latency_ns), sc_core::SC_NS);
+    delay += extra_latency_;
   }
 }
 
@@ -145,7 +146,7 @@ bool HostMemory::get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& 
   dmi.set_start_address(first);
   dmi.set_end_address(std::min(first + kPageBytes, config_.size_bytes) - 1);
   dmi.set_granted_access(tlm::tlm_dmi::DMI_ACCESS_READ_WRITE);
-  dmi.set_read_latency(sc_core::sc_time(double(config_.extra_latency_ns), sc_core::SC_NS));
+  dmi.set_read_latency(extra_latency_);
   dmi.set_write_latency(sc_core::SC_ZERO_TIME);
   return true;
 }

@@ -65,6 +65,7 @@ class HostMemory : public sc_core::sc_module {
   bool fast_;
   LineService line_service_;
   uint64_t line_busy_ps_;  // one line's share of the host's read capacity: service / slots
+  sc_core::sc_time extra_latency_;  // host.extra_latency_ns, converted once
   uint64_t watch_address_ = 0;
   bool watching_ = false;
   sc_core::sc_event written_;

@@ -72,6 +72,7 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const Config& config)
   const sc_core::sc_time round_trip(double(config_.read_latency_ns), sc_core::SC_NS);
   read_fixed_ = round_trip > minimal ? round_trip - minimal : sc_core::SC_ZERO_TIME;
   write_flight_ = sc_core::sc_time(double(config_.write_latency_ns), sc_core::SC_NS);
+  mmio_latency_ = sc_core::sc_time(double(config_.mmio_latency_ns), sc_core::SC_NS);
   dev_tsock.register_b_transport(this, &PcieLink::dev_b_transport);
   dev_tsock.register_transport_dbg(this, &PcieLink::dev_transport_dbg);
   dev_tsock.register_get_direct_mem_ptr(this, &PcieLink::dev_get_direct_mem_ptr);
@@ -80,7 +81,7 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const Config& config)
 }
 
 void PcieLink::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   const uint64_t len = gp.get_data_length();
   const uint32_t overhead = config_.tlp_overhead_bytes;
   if (gp.is_read()) {
@@ -133,12 +134,12 @@ void PcieLink::mem_invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 
 }
 
 void PcieLink::host_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   ++mmio_tlps_;
   const uint64_t bytes = gp.get_data_length() + config_.tlp_overhead_bytes;
   downstream_bytes_ += bytes;
   const sc_core::sc_time sent = downstream_.reserve(now + delay, bytes);
-  delay = sent - now + sc_core::sc_time(double(config_.mmio_latency_ns), sc_core::SC_NS);
+  delay = sent - now + mmio_latency_;
   mmio_isock->b_transport(gp, delay);
 }
 

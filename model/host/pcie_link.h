@@ -55,6 +55,7 @@ class PcieLink : public sc_core::sc_module {
   BandwidthPipe downstream_;  // host -> device
   sc_core::sc_time read_fixed_;  // round trip minus the serialization of a minimal read
   sc_core::sc_time write_flight_;  // pcie.write_latency_ns
+  sc_core::sc_time mmio_latency_;  // pcie.mmio_latency_ns
   Counter& read_requests_;
   Counter& completion_tlps_;
   Counter& write_tlps_;

@@ -45,7 +45,7 @@ void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp, sc_cor
     return;
   }
   // FIFO order is posting order; a later entry never overtakes an earlier one.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   const sc_core::sc_time handed = now + delay;
   sc_core::sc_time at = build_stage_.pass(handed);
   if (!queue_.empty() && queue_.back().at > at) at = queue_.back().at;
@@ -91,13 +91,13 @@ void CompletionEngine::write_thread() {
     // notified for each entry's due time (of two pending timed notifications the earlier one
     // wins: IEEE 1666 sc_event::notify), so the thread wakes once per due time instead of at
     // hand-over and again then.
-    while (!queue_.empty() && queue_.front().at <= sc_core::sc_time_stamp()) {
+    while (!queue_.empty() && queue_.front().at <= sim_time(*this)) {
       const CompletionRecord record = queue_.front().record;
       const sc_core::sc_time handed = queue_.front().handed;
       queue_.pop_front();
       write_entry(record, handed);
     }
-    if (!queue_.empty()) queued_event_.notify(queue_.front().at - sc_core::sc_time_stamp());
+    if (!queue_.empty()) queued_event_.notify(queue_.front().at - sim_time(*this));
   }
 }
 

@@ -37,7 +37,7 @@ void DmaReadEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_t
     return;
   }
   ++requests_;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   const sc_core::sc_time issue = now + delay;
   sc_core::sc_time last_done = issue;
   const uint64_t mrrs = std::max<uint32_t>(config_.mrrs_bytes, 64);

@@ -64,7 +64,7 @@ void Requester::retry_thread() {
       wait(retry_event_);
       continue;
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_time(*this);
     if (retries_.front().at > now) {
       wait(retries_.front().at - now, retry_event_);
       continue;
@@ -116,7 +116,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   entry.trace_id = trace_id;
   entry.opcode = wqe.opcode;
   entry.flags = wqe.flags;
-  entry.started_ps = (sc_core::sc_time_stamp() + delay).value();
+  entry.started_ps = (sim_time(*this) + delay).value();
   entry.cqn = context.cqn;
   const uint64_t sequence = qp.queue.post(entry).sequence;
 
@@ -247,7 +247,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
       ++p->rnr_retries;
       const sc_core::sc_time timer(double(config_.qp.rnr_timer_ns), sc_core::SC_NS);
       retries_.push_back(
-          {sc_core::sc_time_stamp() + delay + timer, packet->dst_qpn, packet->sequence});
+          {sim_time(*this) + delay + timer, packet->dst_qpn, packet->sequence});
       retry_event_.notify(sc_core::SC_ZERO_TIME);
       return;
     }
@@ -257,7 +257,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
     return;
   }
   p->awaiting_response = false;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   if (p->opcode == WqeOpcode::Read) {
     --qp.reads_outstanding;
     // The slot frees where the mode frees it: at this call (cycle mode: the count above), or
@@ -300,7 +300,7 @@ void Requester::flush_all(QpState& qp) {
 }
 
 void Requester::cancel(QpState& qp, Pending& p) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   if (p.awaiting_response && p.opcode == WqeOpcode::Read) {
     --qp.reads_outstanding;
     read_ended(p, now.value(), now.value());
@@ -351,7 +351,7 @@ void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
 
 void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
   qp.queue.retire([&](const Pending& p) {
-    if (p.sent) record_latency(p, (sc_core::sc_time_stamp() + delay).value());
+    if (p.sent) record_latency(p, (sim_time(*this) + delay).value());
     if (p.status == CqeStatus::Success && (p.flags & kWqeFlagSilentSuccess)) return;
     CompletionRecord record;
     record.cqn = p.cqn;

@@ -67,7 +67,7 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
       qp.ord_slots.resize(ord);
       qp.ord_slot_count = ord;
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_time(*this);
     const sc_core::sc_time start = qp.ord_slots.acquire(now + delay);
     if (start > now + delay) ++ord_stalls_;
     delay = start - now;
@@ -79,7 +79,7 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
   p->awaiting_response = true;
   p->bytes = uint32_t(total);
   p->sent = true;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   p->sent_ps = (now + delay).value();
   reads_in_flight_.up(now.value(), p->sent_ps);
   ++qp.reads_outstanding;

@@ -116,7 +116,7 @@ CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSt
   if (status != CqeStatus::Success) return status;
 
   // IRD: at most `ird` reads of this QP in service; a slot is held until the data is read.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   const sc_core::sc_time ready = now + delay;
   const sc_core::sc_time start = qp.in_service.acquire(ready);
   ird_stall_ps_ += (start - ready).value();
@@ -144,7 +144,7 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
   const bool write = request->kind == PacketKind::WriteRequest;
   const bool send = request->kind == PacketKind::SendRequest;
   // The responder never waits: `now` holds for the whole request.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   const sc_core::sc_time started = now + delay;
   delay = parse_stage_.pass(started) - now;
   const uint32_t qpn = request->dst_qpn;

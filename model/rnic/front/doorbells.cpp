@@ -43,7 +43,7 @@ void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     return;
   }
   const uint64_t value = get_le<uint64_t>(gp.get_data_ptr());
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   delay = decode_stage_.pass(now + delay) - now;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   const uint64_t window = offset / bar::kWindowBytes * bar::kWindowBytes;
@@ -87,7 +87,7 @@ void Doorbells::blueflame(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
   }
   ++sq_doorbells_;
   ++blueflame_writes_;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   delay = decode_stage_.pass(now + delay) - now;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   Doorbell db{Doorbell::Kind::SendQueue, uint32_t(offset / bar::kBlueFlameStride),

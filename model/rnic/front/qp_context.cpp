@@ -55,7 +55,7 @@ template <typename Entry, uint32_t kBytes>
 bool QpContext::read(NonBlockingCache<Entry>& cache, TableStats& table, const char* load_name,
                      uint64_t addr, const ContextRead& req, Entry* out, sc_core::sc_time& delay) {
   const uint32_t role = uint32_t(req.role) < kContextRoles ? uint32_t(req.role) : 0;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   delay += lookup_latency_;
   const sc_core::sc_time asked = now + delay;
   const auto found = cache.lookup(req.index, asked.value());

@@ -36,7 +36,7 @@ void Port::tx_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
   const uint64_t mtu = std::max<uint32_t>(config_.mtu_bytes, 256);
   tx_packets_ += packet->payload.empty() ? 1 : (packet->payload.size() + mtu - 1) / mtu;
   tx_bytes_ += bytes;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   const sc_core::sc_time sent =
       wire_.reserve(now + delay + clock_.cycles(config_.pipeline_cycles), bytes);
   delay = sent - now;  // the last bit leaves the port

@@ -42,7 +42,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
 
 MptEntry* ProtectionChecker::fetch(uint32_t index, EngineSide side, sc_core::sc_time& delay) {
   if (index == 0 || index >= icm_.mpt_entries) return nullptr;  // index 0 is never allocated
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   const sc_core::sc_time asked = now + delay;
   const auto found = cache_.lookup(index, asked.value());
   if (found.outcome == NonBlockingCache<MptEntry>::Outcome::Hit) {
@@ -183,7 +183,7 @@ void ProtectionChecker::check_b_transport(int, tlm::tlm_generic_payload& gp,
   }
   ++checks_;
   const TraceScope slice(trace_, "protection check", req->trace_id, delay);
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   delay = check_stage_.pass(now + delay) - now;
   req->status = handle(*req, delay);
   if (req->status != CqeStatus::Success) ++failures_;

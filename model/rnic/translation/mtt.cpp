@@ -42,7 +42,7 @@ Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& ic
 
 bool Mtt::entry(uint32_t index, EngineSide side, uint64_t* phys, sc_core::sc_time& delay) {
   if (index >= icm_.mtt_entries) return false;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   const sc_core::sc_time asked = now + delay;
   const auto found = cache_.lookup(index, asked.value());
   if (found.outcome == NonBlockingCache<uint64_t>::Outcome::Hit) {
@@ -100,7 +100,7 @@ bool Mtt::translate(TranslateRequest& req, sc_core::sc_time& delay) {
   // Pipelined lookups: the first page pays the full latency, each further one an interval.
   // The pipeline is taken at arrival: a miss waits in its miss-status register, not in the
   // pipeline, so later lookups hit under it.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   const sc_core::sc_time looked_up = lookup_stage_.pass(now + delay, pages);
   sc_core::sc_time ready = looked_up;
   uint64_t va = req.va;
