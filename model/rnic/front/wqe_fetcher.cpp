@@ -54,7 +54,7 @@ void WqeFetcher::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_
     return;
   }
   // The doorbell takes effect when it reaches the device: `delay` from now.
-  doorbells_.push_back({sc_core::sc_time_stamp() + delay, db->number, db->index, db->with_wqe,
+  doorbells_.push_back({sim_time(*this) + delay, db->number, db->index, db->with_wqe,
                         db->wqe});
   doorbell_event_.notify(delay);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -82,7 +82,7 @@ void WqeFetcher::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time
       apply_doorbell(*db);
       db = doorbells_.erase(db);
     }
-    QueueState& q = queues_[change->index];
+    QueueState& q = queue(change->index);
     if (!q.closing) {
       q.closing = true;
       closing_.push_back(change->index);
@@ -104,7 +104,7 @@ void WqeFetcher::send_close_marker(uint32_t qpn, QueueState& q) {
 
 void WqeFetcher::close_drained() {
   for (size_t i = 0; i < closing_.size();) {
-    QueueState& q = queues_[closing_[i]];
+    QueueState& q = queue(closing_[i]);
     if (q.producer != q.handed) {
       ++i;
       continue;
@@ -116,7 +116,7 @@ void WqeFetcher::close_drained() {
 }
 
 void WqeFetcher::apply_due_doorbells() {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   while (!doorbells_.empty() && doorbells_.front().at <= now) {
     apply_doorbell(doorbells_.front());
     doorbells_.pop_front();
@@ -124,28 +124,34 @@ void WqeFetcher::apply_due_doorbells() {
   if (!doorbells_.empty()) doorbell_event_.notify(doorbells_.front().at - now);
 }
 
+WqeFetcher::QueueState& WqeFetcher::queue(uint32_t qpn) {
+  QueueState& q = queues_[qpn];
+  q.qpn = qpn;
+  return q;
+}
+
 void WqeFetcher::apply_doorbell(const PendingDoorbell& db) {
-  QueueState& q = queues_[db.qpn];
+  QueueState& q = queue(db.qpn);
   q.producer = db.producer;
   if (db.with_wqe) {
     q.blueflame = true;
     q.bf_index = db.producer - 1;
     q.bf_wqe = db.wqe;
   }
-  note_posted(db.qpn, q);
+  note_posted(q);
 }
 
-void WqeFetcher::note_posted(uint32_t qpn, QueueState& q) {
+void WqeFetcher::note_posted(QueueState& q) {
   if (!q.waiting_fetch && q.producer != q.fetched) {
     q.waiting_fetch = true;
-    fetch_ahead_.push_back(qpn);
+    fetch_ahead_.push_back(&q);
   }
 }
 
 void WqeFetcher::fetch_ahead() {
   while (!fetch_ahead_.empty()) {
-    const uint32_t qpn = fetch_ahead_.front();
-    QueueState& q = queues_[qpn];
+    QueueState& q = *fetch_ahead_.front();
+    const uint32_t qpn = q.qpn;
     // No room for its next batch: it keeps its place, and nothing behind it goes first
     // (checked before top_up, which would spend a context lookup to learn it).
     const uint32_t next_batch =
@@ -155,7 +161,7 @@ void WqeFetcher::fetch_ahead() {
     // later batches still wait for room: handing them on is what makes room.
     if (!q.active && !q.buffered.empty()) {
       q.active = true;
-      round_robin_.push_back(qpn);
+      round_robin_.push_back(&q);
     }
     if (!all_issued) {
       ++buffer_full_;
@@ -167,7 +173,7 @@ void WqeFetcher::fetch_ahead() {
 }
 
 void WqeFetcher::discard(QueueState& q) {
-  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t now = sim_time(*this).value();
   for (const FetchedWqe& f : q.buffered) {
     wqes_buffered_.down(now, std::max<uint64_t>(now, f.ready.value()));
     if (f.last_of_batch) batches_outstanding_.down(now, std::max<uint64_t>(now, f.ready.value()));
@@ -196,18 +202,17 @@ void WqeFetcher::fetch_thread() {
     // QP with a WQE on chip takes it (no head-of-line wait behind a read in flight).
     const size_t turn = next_turn();
     if (turn == round_robin_.size()) {
-      wait(earliest_ready_ - sc_core::sc_time_stamp(), doorbell_event_);
+      wait(earliest_ready_ - sim_time(*this), doorbell_event_);
       continue;
     }
-    const uint32_t qpn = round_robin_[turn];
+    QueueState& q = *round_robin_[turn];
     round_robin_.erase(round_robin_.begin() + ptrdiff_t(turn));
-    QueueState& q = queues_[qpn];
-    if (!q.buffered.empty()) hand_batch(qpn, q);
+    if (!q.buffered.empty()) hand_batch(q.qpn, q);
     // Its next reads go out at once (the fetch-ahead list, in turn with the other QPs), so
     // they are read while the requester works on this batch.
-    note_posted(qpn, q);
+    note_posted(q);
     if (!q.buffered.empty()) {
-      round_robin_.push_back(qpn);
+      round_robin_.push_back(&q);
     } else {
       q.active = false;
     }
@@ -215,10 +220,10 @@ void WqeFetcher::fetch_thread() {
 }
 
 size_t WqeFetcher::next_turn() {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   earliest_ready_ = sc_core::sc_max_time();
   for (size_t i = 0; i < round_robin_.size(); ++i) {
-    const QueueState& q = queues_[round_robin_[i]];
+    const QueueState& q = *round_robin_[i];
     // Nothing buffered (discarded): its turn only takes it off the list.
     if (q.buffered.empty() || q.buffered.front().ready <= now) return i;
     earliest_ready_ = std::min(earliest_ready_, q.buffered.front().ready);
@@ -245,7 +250,7 @@ bool WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
     return true;
   }
   q.context = context;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_time(*this);
   while (q.producer != q.fetched && q.batches < depth) {
     if (q.blueflame && int32_t(q.fetched - q.bf_index) > 0) q.blueflame = false;  // read already
     if (q.blueflame && q.fetched == q.bf_index) {
@@ -318,7 +323,7 @@ void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
     work.wqe = f.wqe;
     work.context = q.context;
     // The WQE is decoded once its read is in; the requester synchronises on that time.
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_time(*this);
     sc_core::sc_time d = decode_stage_.pass(f.ready > now ? f.ready : now) - now;
     wqes_buffered_.down(now.value(), (now + d).value());
     if (last) batches_outstanding_.down(now.value(), (now + d).value());

@@ -71,6 +71,7 @@ class WqeFetcher : public sc_core::sc_module {
     uint64_t trace_id = 0;    // its request's timeline id, given when it is fetched
   };
   struct QueueState {
+    uint32_t qpn = 0;
     uint32_t producer = 0;  // from the latest doorbell
     uint32_t fetched = 0;   // WQEs read (or being read)
     uint32_t handed = 0;    // WQEs handed on
@@ -99,8 +100,11 @@ class WqeFetcher : public sc_core::sc_module {
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void fetch_thread();
   void apply_due_doorbells();
-  // Queues `qpn` for fetch-ahead if it has WQEs rung and not yet read.
-  void note_posted(uint32_t qpn, QueueState& queue);
+  // The QP's state, created on first use. Entries are never erased, so the lists below hold
+  // pointers to them (an unordered_map keeps its elements in place): no lookup per turn.
+  QueueState& queue(uint32_t qpn);
+  // Queues the QP for fetch-ahead if it has WQEs rung and not yet read.
+  void note_posted(QueueState& queue);
   // Issues the reads of QPs waiting in the fetch-ahead list while the WQE buffer has room;
   // a QP with WQEs on chip joins the round-robin.
   void fetch_ahead();
@@ -124,9 +128,9 @@ class WqeFetcher : public sc_core::sc_module {
   PipelineStage decode_stage_;
   PayloadPool pool_;
   std::unordered_map<uint32_t, QueueState> queues_;
-  std::deque<uint32_t> round_robin_;
+  std::deque<QueueState*> round_robin_;
   sc_core::sc_time earliest_ready_;  // set by next_turn()
-  std::deque<uint32_t> fetch_ahead_;  // QPs with WQEs rung and not yet read, doorbell order
+  std::deque<QueueState*> fetch_ahead_;  // QPs with WQEs rung and not yet read, doorbell order
   std::vector<uint32_t> closing_;     // QPs closed whose close marker is not sent yet
   std::deque<PendingDoorbell> doorbells_;
   sc_core::sc_event doorbell_event_;
