@@ -103,10 +103,10 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   const uint32_t wqe_index = work->wqe_index;
   const uint64_t trace_id = work->trace_id;
   ++wqes_;
-  if (!config_.fast) {
-    wait(delay);  // the WQE is decoded; execution starts now
-    delay = sc_core::SC_ZERO_TIME;
-  }  // fast mode: execution starts at the annotated time, without synchronising
+  // Execution starts at the annotated time, when the WQE is decoded, in both modes: the
+  // requester synchronises only where it must block (an ORD slot, a fence). A wait here held
+  // the fetcher's thread through every WQE's decode latency, so WQEs left the decoder one
+  // latency apart instead of wqe.decode_ii_cycles apart: a limit of the code, not the device.
   const TraceScope slice(trace_, "execute", trace_id, delay);
 
   QpState& qp = state(qpn);

@@ -322,7 +322,7 @@ void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
     work.wqe_index = f.index;
     work.wqe = f.wqe;
     work.context = q.context;
-    // The WQE is decoded once its read is in; the requester synchronises on that time.
+    // The WQE is decoded once its read is in; the requester executes it at that time.
     const sc_core::sc_time now = sim_time(*this);
     sc_core::sc_time d = decode_stage_.pass(f.ready > now ? f.ready : now) - now;
     wqes_buffered_.down(now.value(), (now + d).value());
