@@ -248,6 +248,33 @@ TEST_CASE("requester: a sink invalidated while its read is out gets no byte",
   CHECK(t.cq[0].cqe.status == CqeStatus::LocalProtection);
 }
 
+// The fetcher hands each WQE with its decode time as annotated delay. The requester executes
+// it at that time without a wait: a wait would hold the fetcher's thread through every WQE's
+// decode latency, so the decoder could start one WQE per latency, not per initiation interval.
+TEST_CASE("requester: a WQE runs at its annotated time without holding the caller",
+          "[tlm][requester]") {
+  RequesterBench t;
+  const sc_core::sc_time decoded(40, sc_core::SC_NS);
+  sc_core::sc_time returned_at = sc_core::SC_ZERO_TIME;
+  t.fetcher.script = [&] {
+    WorkRequest work;
+    work.qpn = kQpn;
+    work.wqe_index = 0;
+    work.wqe = RequesterBench::read(1, kGoodToken, 0x60000, 8);
+    work.context = t.context;
+    sc_core::sc_time delay = decoded;
+    t.fetcher.send(work, delay);
+    returned_at = sc_core::sc_time_stamp();
+    CHECK(delay >= decoded);  // the time it took stays annotated, for the caller to honour
+  };
+  run_simulation();
+  CHECK(returned_at == sc_core::SC_ZERO_TIME);  // the fetcher was not held
+  REQUIRE(t.tx.size() == 1);
+  CHECK(t.tx.received[0].at >= decoded);  // and the request still left no earlier than that
+  REQUIRE(t.check.size() >= 1);
+  CHECK(t.check.received[0].at >= decoded);  // nor was its sink checked earlier
+}
+
 TEST_CASE("requester: ORD 1 holds the second read until the first response", "[tlm][requester]") {
   RequesterBench t(/*ord=*/1);
   const sc_core::sc_time respond_at(10, sc_core::SC_US);
