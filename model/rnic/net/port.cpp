@@ -15,6 +15,7 @@ Port::Port(sc_core::sc_module_name name, const Config& config)
       stats(std::string(this->name())),
       config_(config.port),
       clock_(config.clock_mhz),
+      pipeline_(clock_.cycles(config.port.pipeline_cycles)),
       wire_(config.port.gbps / 8.0),
       tx_packets_(stats.add("tx_packets", "packets", "packets sent (MTU segments)")),
       tx_bytes_(stats.add("tx_bytes", "bytes", "bytes sent, headers included")),
@@ -38,7 +39,7 @@ void Port::tx_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
   tx_bytes_ += bytes;
   const sc_core::sc_time now = sim_time(*this);
   const sc_core::sc_time sent =
-      wire_.reserve(now + delay + clock_.cycles(config_.pipeline_cycles), bytes);
+      wire_.reserve(now + delay + pipeline_, bytes);
   delay = sent - now;  // the last bit leaves the port
   if (trace_.on()) {
     // Serialization only: time queued behind earlier packets is the gap before the slice.
@@ -60,7 +61,7 @@ void Port::rx_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
   }
   ++rx_packets_;
   rx_bytes_ += wire_bytes(*packet, config_);
-  delay += clock_.cycles(config_.pipeline_cycles);
+  delay += pipeline_;
   if (is_request(packet->kind)) {
     request_isock->b_transport(gp, delay);
   } else {

@@ -41,6 +41,7 @@ class Port : public sc_core::sc_module {
 
   PortConfig config_;
   Clock clock_;
+  sc_core::sc_time pipeline_;  // port.pipeline_cycles, converted once
   BandwidthPipe wire_;
   TraceTrack trace_;
   Counter& tx_packets_;

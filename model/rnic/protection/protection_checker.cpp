@@ -14,6 +14,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
       stats(std::string(this->name())),
       icm_(icm),
       clock_(config.clock_mhz),
+      one_cycle_(clock_.cycles(1)),
       check_stage_(clock_, config.mpt.check_cycles, config.mpt.check_ii_cycles),
       cache_(config.mpt.cache_entries, config.mpt.cache_entries, config.mpt.max_outstanding_misses),
       checks_(stats.add("checks", "requests", "protection checks and binds")),
@@ -166,7 +167,7 @@ void ProtectionChecker::recheck(ProtectionRequest& req, sc_core::sc_time& delay)
   if (req.mpt_changed) ++rechecks_changed_;
   req.generation = generation_;
   req.status = CqeStatus::Success;
-  delay += clock_.cycles(1);  // a register compare, beside the check pipeline
+  delay += one_cycle_;  // a register compare, beside the check pipeline
 }
 
 void ProtectionChecker::check_b_transport(int, tlm::tlm_generic_payload& gp,

@@ -50,6 +50,7 @@ class ProtectionChecker : public sc_core::sc_module {
 
   IcmLayout icm_;
   Clock clock_;
+  sc_core::sc_time one_cycle_;
   PipelineStage check_stage_;
   PayloadPool pool_;
   NonBlockingCache<MptEntry> cache_;
