@@ -37,6 +37,21 @@ struct CpuBench {
     d = delay;
     msi.transfer(tlm::TLM_WRITE_COMMAND, kMsiWindowBase, vector, 4, d);
   }
+
+  // What a host thread saw: whether an interrupt woke it, when, and the byte it then read.
+  struct Wakeup {
+    bool woke = false;
+    sc_core::sc_time when;
+    uint8_t seen = 0;
+  };
+  // Spawns a host thread that waits for an interrupt (10 us at most), then reads `address`.
+  void spawn_waiter(uint64_t address, Wakeup* out) {
+    sc_core::sc_spawn([this, address, out] {
+      out->woke = cpu.wait_for_interrupt(sc_core::sc_time(10, sc_core::SC_US));
+      out->when = sc_core::sc_time_stamp();
+      REQUIRE(cpu.mem_read(address, &out->seen, 1));
+    });
+  }
 };
 
 // Two device writes land at the same picosecond: one annotated ahead of time (its interrupt
@@ -103,18 +118,12 @@ TEST_CASE("host CPU: a device write alone wakes nothing, its interrupt message w
     d = message_at;
     t.msi.transfer(tlm::TLM_WRITE_COMMAND, kMsiWindowBase, vector, 4, d);
   });
-  bool woke = false;
-  sc_core::sc_time when;
-  uint8_t seen = 0;
-  sc_core::sc_spawn([&] {
-    woke = t.cpu.wait_for_interrupt(sc_core::sc_time(10, sc_core::SC_US));
-    when = sc_core::sc_time_stamp();
-    REQUIRE(t.cpu.mem_read(0x300, &seen, 1));
-  });
+  CpuBench::Wakeup host;
+  t.spawn_waiter(0x300, &host);
   run_simulation();
-  CHECK(woke);
-  CHECK(when == message_at);
-  CHECK(seen == 0x33);
+  CHECK(host.woke);
+  CHECK(host.when == message_at);
+  CHECK(host.seen == 0x33);
   CHECK(t.cpu.interrupts() == 1);
 }
 
@@ -146,17 +155,11 @@ TEST_CASE("host CPU: with a poll cost the host wakes poll_ns after the interrupt
   uint8_t data = 0x44;
   const sc_core::sc_time message_at(2, sc_core::SC_US);
   sc_core::sc_spawn([&] { t.write_and_interrupt(0x400, &data, message_at); });
-  bool woke = false;
-  sc_core::sc_time when;
-  uint8_t seen = 0;
-  sc_core::sc_spawn([&] {
-    woke = t.cpu.wait_for_interrupt(sc_core::sc_time(10, sc_core::SC_US));
-    when = sc_core::sc_time_stamp();
-    REQUIRE(t.cpu.mem_read(0x400, &seen, 1));
-  });
+  CpuBench::Wakeup host;
+  t.spawn_waiter(0x400, &host);
   run_simulation();
-  CHECK(woke);
-  CHECK(when == message_at + sc_core::sc_time(poll_ns, sc_core::SC_NS));
-  CHECK(seen == 0x44);
+  CHECK(host.woke);
+  CHECK(host.when == message_at + sc_core::sc_time(poll_ns, sc_core::SC_NS));
+  CHECK(host.seen == 0x44);
   CHECK(t.cpu.interrupts() == 1);
 }
