@@ -74,9 +74,11 @@ class PipelineStage {
   void set_contention(bool on) { contention_ = on; }
   // When a transaction arriving at `arrival` leaves the stage.
   sc_core::sc_time pass(const sc_core::sc_time& arrival, uint64_t items = 1) {
-    if (!contention_) return arrival + ii_ * double(items ? items - 1 : 0) + latency_;
+    // A single item (nearly every pass) needs no multiply: sc_time * double is a library call.
+    const sc_core::sc_time spread = items > 1 ? ii_ * double(items - 1) : sc_core::SC_ZERO_TIME;
+    if (!contention_) return arrival + spread + latency_;
     const sc_core::sc_time start = arrival > next_entry_ ? arrival : next_entry_;
-    const sc_core::sc_time last = start + ii_ * double(items ? items - 1 : 0);
+    const sc_core::sc_time last = start + spread;
     next_entry_ = last + ii_;
     return last + latency_;
   }
@@ -118,16 +120,21 @@ class BandwidthPipe {
   void count_busy(uint64_t* busy_ps) { busy_ps_ = busy_ps; }
 
   sc_core::sc_time duration(uint64_t bytes) const { return ps(duration_ps(bytes)); }
+  uint64_t duration_ps(uint64_t bytes) const { return uint64_t(bytes * ps_per_byte_ + 0.5); }
   sc_core::sc_time reserve(const sc_core::sc_time& earliest, uint64_t bytes) {
+    return ps(reserve_ps(to_ps(earliest), bytes));
+  }
+  // reserve() in picoseconds: for callers that do their arithmetic in integers and build an
+  // sc_time once (each one built is a library call).
+  uint64_t reserve_ps(uint64_t earliest_ps, uint64_t bytes) {
     const uint64_t d = duration_ps(bytes);
     busy_ps_total_ += d;
     if (busy_ps_) *busy_ps_ += d;
-    const uint64_t at = earliest.value();
-    const uint64_t end = !contention_     ? at + d
-                         : time_ordered_ ? book(at, d)
-                                         : std::max(at, busy_until_ps_) + d;
+    const uint64_t end = !contention_     ? earliest_ps + d
+                         : time_ordered_ ? book(earliest_ps, d)
+                                         : std::max(earliest_ps, busy_until_ps_) + d;
     if (end > busy_until_ps_) busy_until_ps_ = end;
-    return ps(end);
+    return end;
   }
   // The end of the latest booking.
   sc_core::sc_time busy_until() const { return ps(busy_until_ps_); }
@@ -140,7 +147,6 @@ class BandwidthPipe {
     uint64_t start;
     uint64_t end;
   };
-  uint64_t duration_ps(uint64_t bytes) const { return uint64_t(bytes * ps_per_byte_ + 0.5); }
   // Books `d` ps at the earliest idle time >= `earliest`; returns the end.
   uint64_t book(uint64_t earliest, uint64_t d) {
     if (d == 0) return earliest;

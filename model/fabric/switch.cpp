@@ -8,7 +8,8 @@ Switch::Switch(sc_core::sc_module_name name, const Config& config)
       port_tsock("port_tsock"),
       port_isock("port_isock"),
       stats(std::string(this->name())),
-      link_latency_(double(config.fabric.link_latency_ns), sc_core::SC_NS),
+      link_latency_ps_(to_ps(sc_core::sc_time(double(config.fabric.link_latency_ns),
+                                              sc_core::SC_NS))),
       port_(config.port),
       direct_(config.fast),
       forwarded_(stats.add("forwarded", "messages", "messages delivered")),
@@ -44,16 +45,17 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   }
   // `delay` is when the last bit left the sender. Cut-through: the output port starts
   // sending one link latency after the sender did, or when it is free.
+  // In picoseconds: one sc_time is built per packet, not one per step.
   const sc_core::sc_time now = sim_time(*this);
   BandwidthPipe& out = egress_[packet->dst_node];
   const uint64_t bytes = wire_bytes(*packet, port_);
-  const sc_core::sc_time serialization = out.duration(bytes);
-  sc_core::sc_time sent = now + delay;
-  const sc_core::sc_time earliest =
-      (sent > serialization ? sent - serialization : sc_core::SC_ZERO_TIME) + link_latency_;
-  const sc_core::sc_time arrival = out.reserve(earliest, bytes);
+  const uint64_t serialization = out.duration_ps(bytes);
+  const uint64_t sent = to_ps(now) + to_ps(delay);
+  const uint64_t earliest = (sent > serialization ? sent - serialization : 0) + link_latency_ps_;
+  const uint64_t arrival_ps = out.reserve_ps(earliest, bytes);
   // Time spent waiting for the egress link: start of service minus earliest possible start.
-  queued_ps_ += (arrival - serialization - earliest).value();
+  queued_ps_ += arrival_ps - serialization - earliest;
+  const sc_core::sc_time arrival = ps(arrival_ps);
   if (direct_) {
     // Fast mode: the receiver handles the sender's own message now, annotated with the
     // arrival time; the sender's `delay` is its own and stays as it was.

@@ -61,7 +61,7 @@ class Switch : public sc_core::sc_module {
   void deliver_thread();
   Packet* take_packet();
 
-  sc_core::sc_time link_latency_;
+  uint64_t link_latency_ps_;
   PortConfig port_;
   bool direct_;
   std::vector<BandwidthPipe> egress_;

@@ -206,7 +206,12 @@ void WqeFetcher::fetch_thread() {
       continue;
     }
     QueueState& q = *round_robin_[turn];
-    round_robin_.erase(round_robin_.begin() + ptrdiff_t(turn));
+    // Usually the front's turn: pop_front is O(1) where deque::erase is a general move.
+    if (turn == 0) {
+      round_robin_.pop_front();
+    } else {
+      round_robin_.erase(round_robin_.begin() + ptrdiff_t(turn));
+    }
     if (!q.buffered.empty()) hand_batch(q.qpn, q);
     // Its next reads go out at once (the fetch-ahead list, in turn with the other QPs), so
     // they are read while the requester works on this batch.
