@@ -11,13 +11,6 @@ using namespace ndk;
 
 namespace {
 
-constexpr uint32_t kRemoteWriteBit = 0x020;  // the remote half of ALLOW_REMOTE_WRITE (0x030)
-
-// [addr, addr + length) inside [base, base + size).
-bool inside(uint64_t addr, uint64_t length, uint64_t base, uint64_t size) {
-  return addr >= base && length <= size && addr - base <= size - length;
-}
-
 uint32_t type_of(Op op) {
   switch (op) {
     case Op::Read:
@@ -40,12 +33,6 @@ uint32_t type_of(Op op) {
 bool malformed(const Request& r) {
   if ((r.flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT) && r.op != Op::Send) return true;
   return (r.flags & NDK_OP_FLAG_INLINE) && r.op != Op::Send && r.op != Op::Write;
-}
-
-uint64_t total_of(const std::vector<Sge>& sgl) {
-  uint64_t total = 0;
-  for (const Sge& sge : sgl) total += sge.length;
-  return total;
 }
 
 }  // namespace

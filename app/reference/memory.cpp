@@ -9,21 +9,6 @@ namespace rnic::app {
 using namespace refm;
 using namespace ndk;
 
-namespace {
-
-// [addr, addr + length) inside [base, base + size).
-bool inside(uint64_t addr, uint64_t length, uint64_t base, uint64_t size) {
-  return addr >= base && length <= size && addr - base <= size - length;
-}
-
-uint64_t total_of(const std::vector<Sge>& sgl) {
-  uint64_t total = 0;
-  for (const Sge& sge : sgl) total += sge.length;
-  return total;
-}
-
-}  // namespace
-
 const Mpt* ReferenceModel::object_of(uint32_t node, uint32_t token) const {
   const auto& table = state_.by_index.at(node);
   auto it = table.find(token >> 8);

@@ -13,12 +13,6 @@ namespace rnic::app {
 using namespace refm;
 using namespace ndk;
 
-namespace {
-
-constexpr uint32_t kRemoteWriteBit = 0x020;  // the remote half of ALLOW_REMOTE_WRITE (0x030)
-
-}  // namespace
-
 // SPEC.md 4 inline checks every send-queue verb makes, in this order.
 uint32_t ReferenceModel::begin_post(const std::string& name) const {
   const Qp& qp = state_.qps.at(name);

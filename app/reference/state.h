@@ -28,6 +28,15 @@ inline uint32_t make_token(uint32_t index, uint8_t tag) {
   return index << 8 | tag;
 }
 
+// The remote half of NDK's ALLOW_REMOTE_WRITE (0x030 also sets LOCAL_WRITE): a region or
+// window given remote write.
+constexpr uint32_t kRemoteWriteBit = 0x020;
+
+// [addr, addr + length) inside [base, base + size).
+inline bool inside(uint64_t addr, uint64_t length, uint64_t base, uint64_t size) {
+  return addr >= base && length <= size && addr - base <= size - length;
+}
+
 // A host buffer: its virtual range and its bytes (rounded up to whole pages: a fast-register
 // page array may name the tail of the last page).
 struct Buffer {
@@ -103,6 +112,12 @@ struct Sge {
   uint32_t length = 0;
   uint32_t token = 0;
 };
+
+inline uint64_t total_of(const std::vector<Sge>& sgl) {
+  uint64_t total = 0;
+  for (const Sge& sge : sgl) total += sge.length;
+  return total;
+}
 
 // A request on a send queue, as posted (values resolved at post time, as the consumer passes
 // them).

@@ -147,6 +147,10 @@ void exec_write_stream(RunContext&, const Step&, StepResult&);
 void exec_dma_bench(RunContext&, const Step&, StepResult&);
 void exec_traffic(RunContext&, const Step&, StepResult&);  // traffic.cpp
 void exec_pingpong(RunContext&, const Step&, StepResult&);  // pingpong.cpp
+// A workload step (stream, traffic, pingpong) that sees nothing complete or arrive for this
+// long of simulated time is stuck and fails (docs/limits.md, "Workload stall").
+inline sc_core::sc_time stall_limit() { return sc_core::sc_time(10, sc_core::SC_MS); }
+
 void exec_poll(RunContext&, const Step&, StepResult&);
 void exec_expect_memory(RunContext&, const Step&, StepResult&);
 void exec_fill_memory(RunContext&, const Step&, StepResult&);

@@ -14,8 +14,6 @@ namespace rnic::app {
 
 namespace {
 
-const sc_core::sc_time kPatience(10, sc_core::SC_MS);  // nothing arrives for this long: stuck
-
 // One side of the ping-pong: its QP, CQ and node, the buffer it sends from and the one the
 // peer's messages land in.
 struct Side {
@@ -112,7 +110,7 @@ bool PingPong::send(Side& from, const Side& to) {
       return fail("posting returned " + ndk::status_name(status) + ": " +
                   from.adapter->last_error());
     // The send queue is full of requests not known complete: wait for a completion.
-    const std::vector<ndk::NDK_RESULT_EX> got = from.adapter->WaitCq(from.cq, 1, kPatience);
+    const std::vector<ndk::NDK_RESULT_EX> got = from.adapter->WaitCq(from.cq, 1, stall_limit());
     if (got.empty()) return fail("no completion for 10 ms of simulated time on a full queue");
     if (got[0].Status != ndk::STATUS_SUCCESS)
       return fail("a request completed with " + ndk::status_name(got[0].Status));
@@ -140,7 +138,7 @@ bool PingPong::wait_for(Side& side, uint8_t tag) {
     bool receive = false;
     if (!drain(side, &receive)) return false;
     while (!receive) {
-      const std::vector<ndk::NDK_RESULT_EX> got = side.adapter->WaitCq(side.cq, 1, kPatience);
+      const std::vector<ndk::NDK_RESULT_EX> got = side.adapter->WaitCq(side.cq, 1, stall_limit());
       if (got.empty()) return fail("no receive completion for 10 ms of simulated time");
       if (got[0].Status != ndk::STATUS_SUCCESS)
         return fail("a request completed with " + ndk::status_name(got[0].Status));
@@ -155,7 +153,7 @@ bool PingPong::wait_for(Side& side, uint8_t tag) {
   HostMemory& memory = ctx_.system.node(side.node).memory;
   memory.watch(side.in.phys(step_.size - 1));
   uint8_t seen = 0;
-  const sc_core::sc_time deadline = sc_core::sc_time_stamp() + kPatience;
+  const sc_core::sc_time deadline = sc_core::sc_time_stamp() + stall_limit();
   while (side.adapter->ReadBuffer(side.in, step_.size - 1, &seen, 1) && seen != tag) {
     if (sc_core::sc_time_stamp() >= deadline) {
       memory.unwatch();

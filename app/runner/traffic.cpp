@@ -25,7 +25,6 @@ constexpr int kFlowShift = 40;
 constexpr uint64_t kIndexMask = (uint64_t(1) << kFlowShift) - 1;
 // One operation in this many has its bytes compared with their source when it completes.
 constexpr uint64_t kCheckEvery = 16;
-const sc_core::sc_time kPatience(10, sc_core::SC_MS);  // no completion for this long: stuck
 
 struct QpPair {
   host::QpHandle src = 0, dst = 0;
@@ -443,8 +442,8 @@ void Traffic::run() {
   sc_core::sc_event patience;  // re-armed while completions keep coming
   wake |= patience;
   for (uint32_t n : involved) wake |= ctx_.system.node(n).cpu.interrupt_event();
-  sc_core::sc_time deadline = sc_core::sc_time_stamp() + kPatience;
-  patience.notify(kPatience);
+  sc_core::sc_time deadline = sc_core::sc_time_stamp() + stall_limit();
+  patience.notify(stall_limit());
   uint64_t completed_at_deadline = completed_;
 
   while (completed_ < target_) {
@@ -475,8 +474,8 @@ void Traffic::run() {
         return;
       }
       completed_at_deadline = completed_;
-      deadline = sc_core::sc_time_stamp() + kPatience;
-      patience.notify(kPatience);
+      deadline = sc_core::sc_time_stamp() + stall_limit();
+      patience.notify(stall_limit());
     }
   }
   patience.cancel();

@@ -89,7 +89,7 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
   std::vector<sc_core::sc_time> posted_at(outstanding);
   LatencyHistogram latency;
   uint64_t posted = 0, completed = 0;
-  const sc_core::sc_time patience(10, sc_core::SC_MS);  // no completion for this long: stuck
+  const sc_core::sc_time patience = stall_limit();
 
   // A signaled completion of request i means every earlier request of the QP has completed
   // too (in-order completion); its latency is from posting to the host seeing it.

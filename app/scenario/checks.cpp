@@ -13,7 +13,6 @@ using K = ObjectKind;
 
 namespace {
 
-constexpr uint64_t kU32 = UINT32_MAX;
 constexpr uint64_t kDefaultPollTimeoutNs = 1000 * 1000;  // 1 ms (SCENARIOS.md)
 
 // A literal [offset, offset+length) must lie inside the buffer; references are checked when run.

@@ -13,10 +13,6 @@ namespace rnic::app {
 using nlohmann::json;
 using K = ObjectKind;
 
-namespace {
-constexpr uint64_t kU32 = UINT32_MAX;
-}  // namespace
-
 const std::vector<const char*>& metric_names() {
   static const std::vector<const char*> names = {"ops",
                                                  "bytes",

@@ -10,7 +10,6 @@ namespace rnic::app {
 namespace {
 
 using K = ObjectKind;
-constexpr uint64_t kU32 = UINT32_MAX;
 
 void parse_qp(const Reader& r, Step& s) {
   s.qp = r.object("qp", {K::Qp});

@@ -19,6 +19,9 @@ namespace rnic::app {
 enum class ObjectKind { Buffer, Pd, Cq, Qp, Mr, Mw, Saved };
 const char* kind_label(ObjectKind kind);  // "buffer", "PD", ..., "saved value"
 
+// The largest value of a 32-bit field (tokens, lengths, sizes), as a Reader's bound.
+constexpr uint64_t kU32 = UINT32_MAX;
+
 struct Symbol {
   ObjectKind kind;
   uint32_t node = 0;
