@@ -168,7 +168,17 @@ void Requester::wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time
   ++ord_stalls_;
   wait(delay);
   delay = sc_core::SC_ZERO_TIME;
-  while (qp.reads_outstanding >= limit && !qp.queue.in_error()) wait(*qp.progress);
+  while (qp.reads_outstanding >= limit && !qp.queue.in_error()) wait_for_progress(qp);
+}
+
+void Requester::wait_for_progress(QpState& qp) {
+  ++qp.progress_waiters;
+  wait(*qp.progress);
+  --qp.progress_waiters;
+}
+
+void Requester::note_progress(QpState& qp) {
+  if (qp.progress_waiters) qp.progress->notify(sc_core::SC_ZERO_TIME);
 }
 
 bool Requester::sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay) {
@@ -296,7 +306,7 @@ void Requester::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
 
 void Requester::flush_all(QpState& qp) {
   flushed_ += qp.queue.flush_all([&](Pending& p) { cancel(qp, p); });
-  qp.progress->notify(sc_core::SC_ZERO_TIME);
+  note_progress(qp);
 }
 
 void Requester::cancel(QpState& qp, Pending& p) {
@@ -346,7 +356,7 @@ void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
   // The whole QP enters the error state: its responder side flushes the posted receives and
   // refuses further requests (SPEC.md 4), once this error's completion is out.
   if (outcome.entered_error) qp.responder_notice = status;
-  qp.progress->notify(sc_core::SC_ZERO_TIME);
+  note_progress(qp);
 }
 
 void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {

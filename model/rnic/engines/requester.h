@@ -111,8 +111,10 @@ class Requester : public sc_core::sc_module {
     uint32_t ord_slot_count = 0;
     // A local error still to be told to the responder side, after its completion is out.
     CqeStatus responder_notice = CqeStatus::Success;
-    // Notified whenever a request of this QP finishes (ORD slots, fences).
+    // Notified whenever a request of this QP finishes (ORD slots, fences), when a thread waits
+    // on it: a delta notification nobody waits for still costs the kernel a delta cycle.
     std::unique_ptr<sc_core::sc_event> progress = std::make_unique<sc_core::sc_event>();
+    uint32_t progress_waiters = 0;
   };
 
   void work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -152,6 +154,8 @@ class Requester : public sc_core::sc_module {
   // Ends `p` with `status`; an error also flushes every later request of the QP.
   void finish(QpState& qp, Pending& p, CqeStatus status);
   void retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
+  void wait_for_progress(QpState& qp);
+  static void note_progress(QpState& qp);
   void retry_thread();
   void wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay);
   // Fast mode: frees p's ORD slot at `at` (absolute), if it holds one.

@@ -234,7 +234,7 @@ void Requester::wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_tim
   ++ord_stalls_;
   wait(delay);
   delay = sc_core::SC_ZERO_TIME;
-  while (qp.queue.running_before(sequence) && !qp.queue.in_error()) wait(*qp.progress);
+  while (qp.queue.running_before(sequence) && !qp.queue.in_error()) wait_for_progress(qp);
 }
 
 }  // namespace rnic
