@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <iterator>
 #include <queue>
 #include <vector>
@@ -150,20 +149,21 @@ class BandwidthPipe {
   // Books `d` ps at the earliest idle time >= `earliest`; returns the end.
   uint64_t book(uint64_t earliest, uint64_t d) {
     if (d == 0) return earliest;
+    if (spans_.size() >= prune_above_) prune();
     // Common case: at or after everything booked.
     if (spans_.empty() || earliest >= spans_.back().end) {
       if (!spans_.empty() && earliest == spans_.back().end) {
         spans_.back().end += d;
       } else {
-        if (spans_.size() >= kPruneAt) prune();
         spans_.push_back({earliest, earliest + d});
       }
       return earliest + d;
     }
-    prune();
+    // The spans never overlap and are sorted, ends included: skip those that end by
+    // `earliest` (spans pruning would drop end before now <= earliest, so they never count).
     uint64_t start = earliest;
-    auto it = spans_.begin();
-    while (it != spans_.end() && it->end <= start) ++it;
+    auto it = std::partition_point(spans_.begin(), spans_.end(),
+                                   [start](const Span& s) { return s.end <= start; });
     for (; it != spans_.end(); ++it) {
       if (start + d <= it->start) break;  // fits in the gap before *it
       if (it->end > start) start = it->end;
@@ -186,11 +186,15 @@ class BandwidthPipe {
   }
 
   // No booking can start before the current time (delays are never negative): spans that
-  // ended by then can never matter again. Checked only now and then: reading the time costs.
+  // ended by then can never matter again. Swept only when the list has doubled since the last
+  // sweep (reading the time costs; a vector, not a deque: a few dozen spans, no allocation).
   static constexpr size_t kPruneAt = 64;
   void prune() {
     const uint64_t now = sc_core::sc_time_stamp().value();
-    while (!spans_.empty() && spans_.front().end <= now) spans_.pop_front();
+    spans_.erase(spans_.begin(),
+                 std::partition_point(spans_.begin(), spans_.end(),
+                                      [now](const Span& s) { return s.end <= now; }));
+    prune_above_ = std::max(kPruneAt, 2 * spans_.size());
   }
 
   double ps_per_byte_ = 0;
@@ -199,7 +203,8 @@ class BandwidthPipe {
   uint64_t busy_until_ps_ = 0;
   uint64_t busy_ps_total_ = 0;
   uint64_t* busy_ps_ = nullptr;
-  std::deque<Span> spans_;
+  std::vector<Span> spans_;
+  size_t prune_above_ = kPruneAt;
 };
 
 // A finite pool of identical slots (PCIe read tags, IRD entries): a request takes the slot
