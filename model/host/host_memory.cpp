@@ -123,7 +123,7 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
       capacity_waits_ += served.capacity_wait;
       line_conflicts_ += served.line_conflicts;
       read_wait_ps_ += served.wait_ps;
-      delay += ps(served.wait_ps);
+      if (served.wait_ps) delay += ps(served.wait_ps);  // mostly none: skip building a time
     }
     delay += extra_latency_;
   }

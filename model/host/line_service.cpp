@@ -8,7 +8,7 @@ namespace rnic {
 LineService::LineService(const Config& config)
     : service_ps_(uint64_t(config.line_service_ns) * 1000),
       share_ps_(service_ps_ / std::max<uint32_t>(1, config.lines_in_service)),
-      forget_above_(64) {
+      forget_above_(kSweepAt) {
   capacity_.set_rate(share_ps_ ? 1000.0 / double(share_ps_) : 0);  // lines per ns
   capacity_.set_time_ordered(true);
 }
@@ -22,8 +22,8 @@ LineService::Result LineService::serve(uint64_t now_ps, uint64_t arrival_ps, uin
   const uint64_t lines = last - first + 1;
   result.lines = uint32_t(std::min<uint64_t>(lines, UINT32_MAX));
   if (runs_.size() > forget_above_) forget_served(now_ps);
-  const uint64_t booked_end = to_ps(capacity_.reserve(ps(arrival_ps), lines));
-  const uint64_t booked_start = booked_end - to_ps(capacity_.duration(lines));
+  const uint64_t booked_end = capacity_.reserve_ps(arrival_ps, lines);
+  const uint64_t booked_start = booked_end - capacity_.duration_ps(lines);
   result.capacity_wait = booked_start > arrival_ps;
   const uint64_t own_end = booked_start + service_ps_;  // a line no one else holds
 
@@ -88,7 +88,7 @@ void LineService::forget_served(uint64_t now_ps) {
               runs_.end());
   // What is left is in service or booked ahead: let the list hold twice that before the
   // next sweep, so sweeps stay rare when many reads are booked.
-  forget_above_ = std::max<size_t>(64, 2 * runs_.size());
+  forget_above_ = std::max<size_t>(kSweepAt, 2 * runs_.size());
 }
 
 }  // namespace rnic

@@ -57,6 +57,9 @@ class LineService {
     uint64_t busy_until;  // ps: the access to these lines ends
   };
   void forget_served(uint64_t now_ps);
+  // The fewest runs worth a sweep. Every read moves the runs after its own within the
+  // vector, so a short list is cheaper than rare sweeps.
+  static constexpr size_t kSweepAt = 16;
 
   uint64_t service_ps_;
   uint64_t share_ps_;
