@@ -98,8 +98,9 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     return;
   }
   const uint32_t qpn = work->qpn;
-  const Wqe wqe = work->wqe;
-  const QpcEntry context = work->context;  // read by the fetcher with the WQE's batch
+  // The message lives in the fetcher until this call returns, waits included.
+  const Wqe& wqe = work->wqe;
+  const QpcEntry& context = work->context;  // read by the fetcher with the WQE's batch
   const uint32_t wqe_index = work->wqe_index;
   const uint64_t trace_id = work->trace_id;
   ++wqes_;
@@ -110,7 +111,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   const TraceScope slice(trace_, "execute", trace_id, delay);
 
   QpState& qp = state(qpn);
-  Pending entry;
+  Pending& entry = qp.queue.post_new();
   entry.wr_id = wqe.wr_id;
   entry.wqe_index = wqe_index;
   entry.trace_id = trace_id;
@@ -118,7 +119,7 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   entry.flags = wqe.flags;
   entry.started_ps = (sim_time(*this) + delay).value();
   entry.cqn = context.cqn;
-  const uint64_t sequence = qp.queue.post(entry).sequence;
+  const uint64_t sequence = entry.sequence;
 
   // READ_FENCE: no request starts before every earlier read of the QP has completed.
   if ((wqe.flags & kWqeFlagReadFence) && !qp.queue.in_error()) wait_for_read_slot(qp, 1, delay);

@@ -42,6 +42,14 @@ class SendQueue {
     entries_.push_back(std::move(entry));
     return entries_.back();
   }
+  // The same for a default request the caller then fills in: built in place, not copied (a
+  // requester's entry holds its sink list and a packet to resend).
+  Entry& post_new() {
+    Entry& entry = entries_.emplace_back();
+    entry.sequence = next_sequence_++;
+    entry.done = false;
+    return entry;
+  }
 
   // The request numbered `sequence`, or null once it was retired.
   Entry* find(uint64_t sequence) {
