@@ -19,6 +19,7 @@
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
 #include "tlm/payload_pool.h"
+#include "tlm/recycling_allocator.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
@@ -68,7 +69,7 @@ class CompletionEngine : public sc_core::sc_module {
   PipelineStage build_stage_;
   PayloadPool pool_;
   std::unordered_map<uint32_t, CqState> cqs_;
-  std::deque<Queued> queue_;
+  std::deque<Queued, RecyclingAllocator<Queued>> queue_;  // nodes recycled, not freed per CQE
   sc_core::sc_event queued_event_;
   TraceTrack trace_;
   Counter& completions_;

@@ -32,6 +32,7 @@
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
 #include "tlm/payload_pool.h"
+#include "tlm/recycling_allocator.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
@@ -83,7 +84,8 @@ class WqeFetcher : public sc_core::sc_module {
     bool blueflame = false;  // bf_wqe is WQE bf_index, written with its doorbell: no ring read
     uint32_t bf_index = 0;
     std::array<uint8_t, kWqeBytes> bf_wqe{};
-    std::deque<FetchedWqe> buffered;
+    // A FetchedWqe holds its WQE: a deque node keeps two, so nodes are recycled, not freed.
+    std::deque<FetchedWqe, RecyclingAllocator<FetchedWqe>> buffered;
     QpcEntry context;  // as read for the latest batch: handed on with its WQEs
   };
   struct PendingDoorbell {
@@ -132,7 +134,7 @@ class WqeFetcher : public sc_core::sc_module {
   sc_core::sc_time earliest_ready_;  // set by next_turn()
   std::deque<QueueState*> fetch_ahead_;  // QPs with WQEs rung and not yet read, doorbell order
   std::vector<uint32_t> closing_;     // QPs closed whose close marker is not sent yet
-  std::deque<PendingDoorbell> doorbells_;
+  std::deque<PendingDoorbell, RecyclingAllocator<PendingDoorbell>> doorbells_;  // nodes recycled
   sc_core::sc_event doorbell_event_;
   std::vector<uint8_t> buffer_;  // one batch read's bytes
   uint32_t buffered_ = 0;        // WQE buffer slots in use, all QPs
