@@ -40,6 +40,16 @@ class DmiCache {
     return true;
   }
 
+  // The bytes [addr, addr + length) in place, for reading: a pointer into a granted region
+  // that holds them all, or null (no grant, or the range crosses a region's end).
+  template <typename Socket>
+  const uint8_t* view(Socket& socket, uint64_t addr, uint64_t length) {
+    const Region* r = find(addr, false);
+    if (!r && !(r = request(socket, addr, false))) return nullptr;
+    if (length > r->end - addr + 1) return nullptr;
+    return r->base + (addr - r->start);
+  }
+
   // The target's invalidate_direct_mem_ptr (IEEE 1666-2011 11.2.9): forget every overlapping
   // grant, and the refusal, since what the target allows may have changed.
   void invalidate(uint64_t start, uint64_t end) {

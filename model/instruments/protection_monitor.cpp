@@ -35,6 +35,11 @@ bool ProtectionMonitor::read(uint64_t addr, void* data, uint32_t length) {
   return link_isock->transport_dbg(gp) == length;
 }
 
+const uint8_t* ProtectionMonitor::view(uint64_t addr, uint8_t* buffer, uint32_t length) {
+  if (const uint8_t* bytes = dmi_.view(link_isock, addr, length)) return bytes;
+  return read(addr, buffer, length) ? buffer : nullptr;
+}
+
 namespace {
 
 bool in_ring(uint64_t addr, uint64_t length, uint64_t base, uint64_t entries, uint64_t bytes) {
@@ -53,9 +58,10 @@ bool cq_ring_holds(const CqcEntry& cqc, uint64_t addr, uint64_t length) {
 }  // namespace
 
 bool ProtectionMonitor::in_recent_queue_ring(uint64_t addr, uint64_t length) {
+  if (recent_qpn_ == 0) return false;
   uint8_t raw[kQpcEntryBytes];
-  return recent_qpn_ != 0 && read(icm_.qpc_addr(recent_qpn_), raw, kQpcEntryBytes) &&
-         qp_rings_hold(recent_qpc_.from(raw), addr, length);
+  const uint8_t* entry = view(icm_.qpc_addr(recent_qpn_), raw, kQpcEntryBytes);
+  return entry && qp_rings_hold(recent_qpc_.from(entry), addr, length);
 }
 
 bool ProtectionMonitor::scan_queue_rings(uint32_t first, uint64_t addr, uint64_t length) {
@@ -102,9 +108,10 @@ bool ProtectionMonitor::in_queue_ring(uint64_t addr, uint64_t length) {
 }
 
 bool ProtectionMonitor::in_recent_cq_ring(uint64_t addr, uint64_t length) {
+  if (recent_cqn_ == 0) return false;
   uint8_t raw[kCqcEntryBytes];
-  return recent_cqn_ != 0 && read(icm_.cqc_addr(recent_cqn_), raw, kCqcEntryBytes) &&
-         cq_ring_holds(recent_cqc_.from(raw), addr, length);
+  const uint8_t* entry = view(icm_.cqc_addr(recent_cqn_), raw, kCqcEntryBytes);
+  return entry && cq_ring_holds(recent_cqc_.from(entry), addr, length);
 }
 
 bool ProtectionMonitor::in_cq_ring(uint64_t addr, uint64_t length) {
@@ -131,8 +138,9 @@ bool ProtectionMonitor::page_covers(const MptEntry& mr, uint64_t page, uint64_t 
   const uint64_t page_base_va = mr.base_va & ~(page_bytes - 1);
   const uint64_t pages = (mr.base_va + mr.length - page_base_va + page_bytes - 1) / page_bytes;
   if (page >= pages || page >= mr.page_capacity) return false;
-  uint8_t entry[kMttEntryBytes];
-  if (!read(icm_.mtt_addr(mr.mtt_index + uint32_t(page)), entry, kMttEntryBytes)) return false;
+  uint8_t raw[kMttEntryBytes];
+  const uint8_t* entry = view(icm_.mtt_addr(mr.mtt_index + uint32_t(page)), raw, kMttEntryBytes);
+  if (!entry) return false;
   const uint64_t phys = get_le<uint64_t>(entry);
   // The registered bytes of this page, as physical addresses [first, last).
   const uint64_t page_va = page_base_va + page * page_bytes;
@@ -146,8 +154,9 @@ bool ProtectionMonitor::in_valid_region(uint64_t addr, uint64_t length) {
   uint8_t raw[kMptEntryBytes];
   for (size_t i = 0; i < recent_.size(); ++i) {
     Match& m = recent_[i];
-    if (!read(icm_.mpt_addr(m.index), raw, kMptEntryBytes)) continue;
-    const MptEntry& mr = m.mpt.from(raw);
+    const uint8_t* entry = view(icm_.mpt_addr(m.index), raw, kMptEntryBytes);
+    if (!entry) continue;
+    const MptEntry& mr = m.mpt.from(entry);
     for (uint64_t page : {m.page, m.page + 1}) {
       if (page_covers(mr, page, addr, length)) {
         m.page = page;

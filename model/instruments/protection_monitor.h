@@ -46,6 +46,9 @@ class ProtectionMonitor : public sc_core::sc_module {
   // Does page `page` of `region` (its MTT entry as host memory has it now) hold the range?
   bool page_covers(const MptEntry& region, uint64_t page, uint64_t addr, uint64_t length);
   bool read(uint64_t addr, void* data, uint32_t length);
+  // A table entry as host memory holds it now: in place through DMI where granted (no copy),
+  // else read into `buffer`. Null when it cannot be read.
+  const uint8_t* view(uint64_t addr, uint8_t* buffer, uint32_t length);
 
   // A table entry as last read from host memory and its decoding. Every check reads the
   // entry again; the decoding is reused only while the bytes are the same (a speed-up of the
