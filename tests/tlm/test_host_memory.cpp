@@ -154,6 +154,33 @@ TEST_CASE("host memory: DMI grants one page that the device port then sees", "[t
   CHECK(counter(t.memory.stats, "dev_reads") == 1);  // DMI accesses are not transactions
 }
 
+TEST_CASE("host memory: a DMI view shows bytes in place, within one granted page only",
+          "[tlm][host]") {
+  MemoryBench t(1 << 20);
+  DmiCache dmi;
+  const uint8_t* inside = nullptr;
+  const uint8_t* across = reinterpret_cast<const uint8_t*>(1);
+  const uint8_t* beyond = reinterpret_cast<const uint8_t*>(1);
+  uint8_t seen = 0, seen_after_store = 0;
+  t.cpu.script = [&] {
+    uint8_t value = 0x5A;
+    REQUIRE(dmi.copy(t.cpu.isock, true, 8192 + 64, &value, 1));
+    inside = dmi.view(t.cpu.isock, 8192 + 64, 64);  // one page: in place
+    if (inside) seen = inside[0];
+    uint8_t later = 0xA5;
+    REQUIRE(dmi.copy(t.cpu.isock, true, 8192 + 64, &later, 1));
+    if (inside) seen_after_store = inside[0];  // the same bytes, not a copy
+    across = dmi.view(t.cpu.isock, 8192 + 4096 - 8, 16);  // crosses the page's end
+    beyond = dmi.view(t.cpu.isock, 1 << 20, 1);            // refused
+  };
+  run_simulation();
+  REQUIRE(inside != nullptr);
+  CHECK(seen == 0x5A);
+  CHECK(seen_after_store == 0xA5);
+  CHECK(across == nullptr);
+  CHECK(beyond == nullptr);
+}
+
 TEST_CASE("host memory: a watched byte's device write notifies when it lands, others do not",
           "[tlm][host]") {
   MemoryBench t;
