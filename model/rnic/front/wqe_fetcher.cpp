@@ -316,8 +316,9 @@ void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
   const uint32_t epoch = q.epoch;
   bool last = false;
   while (!last && !q.buffered.empty() && q.epoch == epoch) {
-    const FetchedWqe f = q.buffered.front();
-    q.buffered.pop_front();
+    // Copied into the message, then off the buffer before the requester runs (it may discard
+    // the QP's buffer): the WQE is copied once, not twice.
+    const FetchedWqe& f = q.buffered.front();
     --buffered_;
     last = f.last_of_batch;
     if (last) --q.batches;
@@ -327,14 +328,17 @@ void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
     work.wqe_index = f.index;
     work.wqe = f.wqe;
     work.context = q.context;
+    work.trace_id = f.trace_id;
+    const sc_core::sc_time ready = f.ready;
+    const sc_core::sc_time issued = f.issued;
+    q.buffered.pop_front();
     // The WQE is decoded once its read is in; the requester executes it at that time.
     const sc_core::sc_time now = sim_time(*this);
-    sc_core::sc_time d = decode_stage_.pass(f.ready > now ? f.ready : now) - now;
+    sc_core::sc_time d = decode_stage_.pass(ready > now ? ready : now) - now;
     wqes_buffered_.down(now.value(), (now + d).value());
     if (last) batches_outstanding_.down(now.value(), (now + d).value());
-    work.trace_id = f.trace_id;
     // The batch's DMA read and this WQE's decode (a context load is the QP-context unit's).
-    if (trace_.on()) trace_.slice("fetch", f.issued, now + d, work.trace_id);
+    if (trace_.on()) trace_.slice("fetch", issued, now + d, work.trace_id);
     send_message(pool_, work_isock, work, d);
   }
 }
