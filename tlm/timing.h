@@ -73,7 +73,7 @@ class PipelineStage {
   void set_contention(bool on) { contention_ = on; }
   // When a transaction arriving at `arrival` leaves the stage.
   sc_core::sc_time pass(const sc_core::sc_time& arrival, uint64_t items = 1) {
-    // A single item (nearly every pass) needs no multiply: sc_time * double is a library call.
+    // A single item (nearly every pass) needs no multiply through a double.
     const sc_core::sc_time spread = items > 1 ? ii_ * double(items - 1) : sc_core::SC_ZERO_TIME;
     if (!contention_) return arrival + spread + latency_;
     const sc_core::sc_time start = arrival > next_entry_ ? arrival : next_entry_;
@@ -160,7 +160,8 @@ class BandwidthPipe {
       return earliest + d;
     }
     // The spans never overlap and are sorted, ends included: skip those that end by
-    // `earliest` (spans pruning would drop end before now <= earliest, so they never count).
+    // `earliest`. (The spans prune() drops end by now, and now <= earliest: when it runs
+    // never changes a booking.)
     uint64_t start = earliest;
     auto it = std::partition_point(spans_.begin(), spans_.end(),
                                    [start](const Span& s) { return s.end <= start; });
