@@ -112,7 +112,7 @@ struct SimConfig {
   // false: cycle-approximate (every unit synchronises with simulated time before it acts).
   // true: fast functional mode: loosely timed with temporal decoupling (the WQE fetcher and
   // requester run ahead with annotated delays, the switch delivers packets by a direct call
-  // instead of a delivery thread; links, ports and switch outputs stop modelling contention,
+  // instead of a delivery process; links, ports and switch outputs stop modelling contention,
   // since bookings arrive out of time order). Same statuses and bytes; times approximate.
   bool fast = false;
 };

@@ -17,7 +17,9 @@ Switch::Switch(sc_core::sc_module_name name, const Config& config)
       queued_ps_(stats.add("queued_ps", "ps", "time messages waited for a busy output port")) {
   port_tsock.register_b_transport(this, &Switch::b_transport);
   SC_HAS_PROCESS(Switch);
-  SC_THREAD(deliver_thread);
+  SC_METHOD(deliver);
+  sensitive << arrival_event_;
+  dont_initialize();
 }
 
 Packet* Switch::take_packet() {
@@ -85,29 +87,24 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   arrival_event_.notify(in_flight_.top().arrival - now);
 }
 
-void Switch::deliver_thread() {
-  for (;;) {
-    wait(arrival_event_);
-    // Every packet due now, then sleep until the next arrival. b_transport notifies the event
-    // for each arrival (an earlier pending notification wins): one wakeup per arrival time,
-    // and no timed wait whose cancelled timeout would linger in the kernel's queue.
-    while (!in_flight_.empty() && in_flight_.top().arrival <= sim_time(*this)) {
-      Packet* packet = in_flight_.top().packet;
-      in_flight_.pop();
-      ++forwarded_;
-      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-      auto* target = port_isock[int(packet->dst_node)];
-      send_message(pool_, target, *packet, delay);
-      // A large payload is given back at once rather than kept for reuse (memory), a small
-      // one is kept (no allocation per packet).
-      if (packet->payload.capacity() > kKeptPayloadBytes) {
-        std::vector<uint8_t>().swap(packet->payload);
-      }
-      free_packets_.push_back(packet);
+void Switch::deliver() {
+  // Every packet due now, then sleep until the next arrival. b_transport notifies the event
+  // for each arrival (an earlier pending notification wins): one activation per arrival time.
+  while (!in_flight_.empty() && in_flight_.top().arrival <= sim_time(*this)) {
+    Packet* packet = in_flight_.top().packet;
+    in_flight_.pop();
+    ++forwarded_;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    auto* target = port_isock[int(packet->dst_node)];
+    send_message(pool_, target, *packet, delay);
+    // A large payload is given back at once rather than kept for reuse (memory), a small
+    // one is kept (no allocation per packet).
+    if (packet->payload.capacity() > kKeptPayloadBytes) {
+      std::vector<uint8_t>().swap(packet->payload);
     }
-    if (!in_flight_.empty())
-      arrival_event_.notify(in_flight_.top().arrival - sim_time(*this));
+    free_packets_.push_back(packet);
   }
+  if (!in_flight_.empty()) arrival_event_.notify(in_flight_.top().arrival - sim_time(*this));
 }
 
 }  // namespace rnic

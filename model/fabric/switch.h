@@ -2,7 +2,7 @@
 // A switch connecting every node's port: each packet waits for its output port (serialized
 // at port.gbps: contention when several senders target one node) and arrives after the link
 // latency. Packets are copied on entry (the sender's buffer is reused at once) and delivered
-// from the switch's own thread at their arrival time. The payload of a read response or a
+// from the switch's own delivery process at their arrival time. The payload of a read response or a
 // write request is moved, not copied: their senders (Responder::response_,
 // Requester::tx_packet_) build each one anew and never send it twice, so a transfer is held
 // once, not twice (docs/user-guide.md, Limits). A send request is copied: the requester sends
@@ -32,7 +32,7 @@ class Switch : public sc_core::sc_module {
   BroadcastSocket<Switch> port_isock;     // to every node's port (bind in node-id order)
 
   // `sim.fast`: deliver each packet by a direct call from b_transport, with the arrival time
-  // as annotated delay (loosely timed), instead of from the delivery thread at that time.
+  // as annotated delay (loosely timed), instead of from the delivery process at that time.
   struct Config {
     FabricConfig fabric;  // fabric.*
     PortConfig port;      // the ports' line rate and framing (port.*)
@@ -58,7 +58,7 @@ class Switch : public sc_core::sc_module {
   }
 
   void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void deliver_thread();
+  void deliver();
   Packet* take_packet();
 
   uint64_t link_latency_ps_;

@@ -35,7 +35,9 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const Config& c
   doorbell_tsock.register_b_transport(this, &CompletionEngine::doorbell_b_transport);
   ctrl_tsock.register_b_transport(this, &CompletionEngine::ctrl_b_transport);
   SC_HAS_PROCESS(CompletionEngine);
-  SC_THREAD(write_thread);
+  SC_METHOD(write_due);
+  sensitive << queued_event_;
+  dont_initialize();
 }
 
 void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -84,21 +86,18 @@ void CompletionEngine::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::s
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void CompletionEngine::write_thread() {
-  for (;;) {
-    wait(queued_event_);
-    // Every entry due now, in FIFO order, then sleep until the next one is due. The event is
-    // notified for each entry's due time (of two pending timed notifications the earlier one
-    // wins: IEEE 1666 sc_event::notify), so the thread wakes once per due time instead of at
-    // hand-over and again then.
-    while (!queue_.empty() && queue_.front().at <= sim_time(*this)) {
-      const CompletionRecord record = queue_.front().record;
-      const sc_core::sc_time handed = queue_.front().handed;
-      queue_.pop_front();
-      write_entry(record, handed);
-    }
-    if (!queue_.empty()) queued_event_.notify(queue_.front().at - sim_time(*this));
+void CompletionEngine::write_due() {
+  // Every entry due now, in FIFO order, then sleep until the next one is due. The event is
+  // notified for each entry's due time (of two pending timed notifications the earlier one
+  // wins: IEEE 1666 sc_event::notify), so this runs once per due time instead of at
+  // hand-over and again then.
+  while (!queue_.empty() && queue_.front().at <= sim_time(*this)) {
+    const CompletionRecord record = queue_.front().record;
+    const sc_core::sc_time handed = queue_.front().handed;
+    queue_.pop_front();
+    write_entry(record, handed);
   }
+  if (!queue_.empty()) queued_event_.notify(queue_.front().at - sim_time(*this));
 }
 
 void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core::sc_time& handed) {

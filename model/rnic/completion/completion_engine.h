@@ -59,7 +59,7 @@ class CompletionEngine : public sc_core::sc_module {
   void cqe_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void write_thread();
+  void write_due();
   void write_entry(const CompletionRecord& record, const sc_core::sc_time& handed);
   // The interrupt message after a write to host memory, when the driver set an address.
   void interrupt(uint32_t data, sc_core::sc_time& delay);
