@@ -6,10 +6,11 @@
 // they bind to any initiator socket, hierarchically too) that call the unit's registered
 // function directly: one virtual call and one member-function call per transaction. The
 // tlm_utils sockets they replace add a check and a thunk (simple_target_socket) or a binder,
-// a functor and a static trampoline (multi_passthrough_target_socket) to every call: about
-// 2,500 of the 19,400 instructions of a 64 B read went to that, about 800 of it saved. They offer the blocking and
-// debug transports and DMI, which is all the model uses; nb_transport_fw is refused with an
-// error report, as the model never issues it (no b/nb conversion).
+// a functor and a static trampoline (multi_passthrough_target_socket) to every call: 2,500
+// of the 19,400 instructions of a 64 B read went to socket code; these save 800 of them.
+// They offer the blocking and debug transports and DMI, which is all the model uses;
+// nb_transport_fw is refused with an error report, as the model never issues it (no b/nb
+// conversion).
 #pragma once
 
 #include <memory>
