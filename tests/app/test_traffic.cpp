@@ -56,6 +56,9 @@ TEST_CASE("the traffic op fails a flow whose bytes differ from their source", "[
   const Scenario scenario = load_scenario(read_flow(4000));
   size_t rewrites = 0;
   std::vector<uint64_t> pages;
+  // Owned here, not by the thread: the run stops while the thread waits, and its stack is
+  // never unwound (a vector of its own would leak).
+  std::vector<uint8_t> fill(kPageBytes);
   RunOptions options;
   options.step_started = [&](const Step& step) {
     if (step.op != Op::Traffic) return;
@@ -63,10 +66,9 @@ TEST_CASE("the traffic op fails a flow whose bytes differ from their source", "[
     REQUIRE(cpu);
     // From 2 us on (the op has set up its buffers and reads are in flight), every 100 ns for
     // 100 us (the run stops when the op fails, long before).
-    sc_core::sc_spawn([cpu, &pages, &rewrites] {
+    sc_core::sc_spawn([cpu, &pages, &rewrites, &fill] {
       sc_core::wait(2, sc_core::SC_US);
       pages = source_pages(*cpu);
-      std::vector<uint8_t> fill(kPageBytes);
       for (unsigned n = 1; n <= 1000; ++n) {
         std::fill(fill.begin(), fill.end(), uint8_t(n));
         for (uint64_t page : pages) cpu->mem_write(page, fill.data(), fill.size());
