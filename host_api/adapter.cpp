@@ -291,7 +291,9 @@ NTSTATUS Adapter::CreateCq(uint32_t depth, CqHandle* out) {
     last_error_ = "CQ table full";
     return STATUS_INSUFFICIENT_RESOURCES;
   }
-  s.cqs[cqn] = CqInfo{ring, depth, 0, {}};
+  CqInfo& info = s.cqs[cqn];  // fresh: consumer 0, not armed
+  info.ring = ring;
+  info.depth = depth;
   if (!s.interrupt_set) {
     // Before the first CQ, as a driver enables its interrupt vector when it opens: the address
     // in the MSI window that the device's completion messages go to.

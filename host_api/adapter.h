@@ -196,9 +196,13 @@ class Adapter {
   // Invalidate changed its object (SPEC.md 4; not a field of NDK_RESULT_EX).
   size_t GetCqResults(CqHandle cq, ndk::NDK_RESULT_EX* results, size_t max,
                       bool* took_effect = nullptr);
+  // Asks the device for one interrupt at the CQ's next completion, or at once if the ring
+  // already holds entries this driver has not taken (NDK INDCompletionQueue::Notify, one-shot).
+  // A driver that only polls never arms, and its CQs send no interrupt messages.
+  NTSTATUS NotifyCq(CqHandle cq);
   // Blocks (simulated time) until `count` completions are available or `timeout` passes;
   // returns what arrived (possibly fewer than count). count == 0 waits the whole timeout and
-  // returns everything that arrived meanwhile.
+  // returns everything that arrived meanwhile. It arms the CQ (NotifyCq) before it sleeps.
   std::vector<ndk::NDK_RESULT_EX> WaitCq(CqHandle cq, size_t count,
                                          const sc_core::sc_time& timeout,
                                          std::vector<bool>* took_effect = nullptr);

@@ -19,6 +19,10 @@ struct CqInfo {
   uint64_t ring = 0;  // physical address
   uint32_t depth = 0;
   uint32_t consumer = 0;
+  // Armed (NotifyCq) and no entry taken since: the device still owes the interrupt, so a
+  // second NotifyCq need not ring again (the device disarms when it interrupts, which it does
+  // before any entry past the armed consumer index can be taken).
+  bool armed = false;
   // Entries of closed QPs not consumed yet, by ring position: their QP context (the QP's
   // number may already name another QP).
   std::map<uint32_t, uint64_t> orphans;

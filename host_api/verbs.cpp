@@ -341,6 +341,7 @@ void Adapter::wait_bind_executed(QpHandle qpn, QpInfo& qp, uint32_t wqe_index, M
     if (completion_queued(qp.cq, qpn, wqe_index) || CqOverflowed(qp.cq)) return;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if (now >= deadline) return;
+    NotifyCq(qp.cq);  // a failed or flushed bind wakes this wait with its completion
     s.cpu.wait_for_interrupt(deadline - now);
   }
 }
@@ -507,8 +508,25 @@ size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max,
     }
     ++info.consumer;
   }
-  if (n) s.cpu.mmio_write64(bar::kCqDoorbell + uint64_t(cq) * bar::kRegisterStride, info.consumer);
+  if (n) {
+    info.armed = false;
+    s.cpu.mmio_write64(bar::kCqDoorbell + uint64_t(cq) * bar::kRegisterStride, info.consumer);
+  }
   return n;
+}
+
+NTSTATUS Adapter::NotifyCq(CqHandle cq) {
+  auto it = impl_->cqs.find(cq);
+  if (it == impl_->cqs.end()) {
+    last_error_ = "no CQ " + std::to_string(cq);
+    return STATUS_INVALID_PARAMETER;
+  }
+  CqInfo& info = it->second;
+  if (info.armed) return STATUS_SUCCESS;
+  info.armed = true;
+  impl_->cpu.mmio_write64(bar::kCqDoorbell + uint64_t(cq) * bar::kRegisterStride,
+                          bar::kCqArm | info.consumer);
+  return STATUS_SUCCESS;
 }
 
 std::vector<NDK_RESULT_EX> Adapter::WaitCq(CqHandle cq, size_t count,
@@ -531,6 +549,7 @@ std::vector<NDK_RESULT_EX> Adapter::WaitCq(CqHandle cq, size_t count,
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if ((!drain && results.size() >= count) || now >= deadline || !impl_->cqs.count(cq)) break;
+    NotifyCq(cq);
     impl_->cpu.wait_for_interrupt(deadline - now);
   }
   return results;

@@ -103,7 +103,6 @@ class Traffic {
   std::map<uint32_t, host::PdHandle> pds_;
   std::vector<Flow> flows_;
   std::vector<std::vector<Cq>> cqs_by_node_;
-  std::vector<uint64_t> interrupts_seen_;
   uint64_t target_ = 0;  // warmup_ops + ops
   uint64_t posted_ = 0, completed_ = 0;
   // The measured window: opened when warmup_ops operations have completed.
@@ -419,7 +418,6 @@ bool Traffic::poll_node(uint32_t node, bool* any) {
 void Traffic::run() {
   const size_t nodes = ctx_.scenario.nodes.size();
   cqs_by_node_.assign(nodes, {});
-  interrupts_seen_.assign(nodes, 0);
   flows_.resize(step_.flows.size());
   for (uint32_t i = 0; i < flows_.size(); ++i) {
     Flow& flow = flows_[i];
@@ -452,13 +450,15 @@ void Traffic::run() {
     }
     bool any = false;
     for (uint32_t n : involved) {
-      const uint64_t seen = ctx_.system.node(n).cpu.interrupts();
-      if (seen == interrupts_seen_[n]) continue;  // nothing new on this node
-      interrupts_seen_[n] = seen;
       if (!poll_node(n, &any)) return;
       if (completed_ >= target_) break;
     }
     if (any || completed_ >= target_) continue;
+    // Every ring empty: arm each CQ (a CQ still armed rings nothing), then sleep until one
+    // interrupts.
+    for (uint32_t n : involved) {
+      for (const Cq& cq : cqs_by_node_[n]) ctx_.adapter(n).NotifyCq(cq.cq);
+    }
     sc_core::wait(wake);
     // Act once everything due at this instant has happened: which node's interrupt the
     // kernel delivers first among simultaneous ones is its choice, and must not decide

@@ -875,6 +875,9 @@ class Session {
       reap_all();
       const sc_time now = sc_core::sc_time_stamp();
       if (!owing() || now >= deadline) break;
+      for (uint32_t n = 0; n < 2; ++n)  // an unarmed CQ sends no interrupt
+        for (auto& [h, open] : nodes_[n].cqs)
+          if (open) nodes_[n].adapter->NotifyCq(h);
       sc_core::wait(deadline - now, p_.system.node(0).cpu.interrupt_event() |
                                         p_.system.node(1).cpu.interrupt_event());
     }

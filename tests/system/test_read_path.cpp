@@ -107,3 +107,53 @@ TEST_CASE("the protection monitor flags a DMA the tables in host memory do not a
   CHECK(t.system.protection_violations() == 1);
   test::expect_reports("");
 }
+
+TEST_CASE("a polling driver takes no interrupt, one that arms takes one per arm, even for an "
+          "entry that landed before its arm arrived", "[tlm][read][cq]") {
+  TwoNodes t;
+  uint64_t interrupts_polled = 0, interrupts_armed = 0, interrupts_late = 0;
+  t.run([&] {
+    t.setup();
+    t.bind_window(0, 8192, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+    const uint32_t token = t.b.GetRemoteTokenFromMw(t.mw_b);
+    const uint64_t va = t.b.ObjectBaseVa(t.mw_b);
+    NDK_SGE sge{t.a.ObjectBaseVa(t.mr_a), 64, t.a.GetLocalTokenFromMr(t.mr_a)};
+    const sc_core::sc_time us(1, sc_core::SC_US);
+    const uint64_t before = t.system.node(0).cpu.interrupts();
+    // Busy polling: four reads, taken with GetCqResults only.
+    for (uint64_t i = 0; i < 4; ++i)
+      REQUIRE(t.a.NdkRead(t.qp_a, i, &sge, 1, va, token, 0) == STATUS_SUCCESS);
+    NDK_RESULT_EX got[8];
+    size_t n = 0;
+    for (int tries = 0; n < 4 && tries < 100; ++tries) {
+      sc_core::wait(us);
+      n += t.a.GetCqResults(t.cq_a, got + n, 8 - n);
+    }
+    REQUIRE(n == 4);
+    for (size_t i = 0; i < n; ++i) CHECK(got[i].Status == STATUS_SUCCESS);
+    interrupts_polled = t.system.node(0).cpu.interrupts() - before;
+    // Sleeping: WaitCq arms, and one interrupt wakes it.
+    REQUIRE(t.a.NdkRead(t.qp_a, 4, &sge, 1, va, token, 0) == STATUS_SUCCESS);
+    REQUIRE(t.a.WaitCq(t.cq_a, 1, sc_core::sc_time(1, sc_core::SC_MS)).size() == 1);
+    interrupts_armed = t.system.node(0).cpu.interrupts() - before - interrupts_polled;
+    // An entry already in the ring, not taken, when the driver arms: the device interrupts at
+    // once instead of waiting for an entry that may never come.
+    REQUIRE(t.a.NdkRead(t.qp_a, 5, &sge, 1, va, token, 0) == STATUS_SUCCESS);
+    sc_core::wait(sc_core::sc_time(20, sc_core::SC_US));  // it completes meanwhile
+    const uint64_t at_arm = t.system.node(0).cpu.interrupts();
+    REQUIRE(t.a.NotifyCq(t.cq_a) == STATUS_SUCCESS);
+    sc_core::wait(sc_core::sc_time(20, sc_core::SC_US));
+    interrupts_late = t.system.node(0).cpu.interrupts() - at_arm;
+    CHECK(t.a.GetCqResults(t.cq_a, got, 8) == 1);
+  });
+  CHECK(interrupts_polled == 0);
+  CHECK(interrupts_armed == 1);
+  CHECK(interrupts_late == 1);
+  uint64_t immediate = 0, arms = 0;
+  t.system.visit_stats([&](const std::string& owner, const Counter& c) {
+    if (owner == "A.rnic.completion" && c.name == "immediate_interrupts") immediate = c.value;
+    if (owner == "A.rnic.doorbells" && c.name == "cq_arms") arms = c.value;
+  });
+  CHECK(immediate == 1);
+  CHECK(arms == 2);
+}

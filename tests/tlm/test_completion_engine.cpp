@@ -178,17 +178,35 @@ TEST_CASE("completion engine: a ContextChange(Cqc) re-reads the context and rest
   CHECK(t.contexts.asked.size() == 4);
 }
 
-TEST_CASE("completion engine: an interrupt message follows each entry once the driver set its "
-          "address, none before", "[tlm][cq]") {
+TEST_CASE("completion engine: an interrupt message follows an entry of an armed CQ, once per "
+          "arm, and at once when armed with entries pending", "[tlm][cq]") {
   CompletionBench t;
   t.create_cq(2, 8);
+  const sc_core::sc_time us(1, sc_core::SC_US);
+  sc_core::sc_time immediate_arm_sent, armed_at;
   t.requester.script = [&] {
     CompletionRecord first = CompletionBench::record(2, 100);
     t.requester.send(first);  // no address yet: no message
-    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));
+    sc_core::wait(us);
     InterruptVector vector{kMsiWindowBase + 0x40};
     t.doorbell.send(vector);
-    for (uint64_t id = 101; id < 103; ++id) {
+    CompletionRecord second = CompletionBench::record(2, 101);
+    t.requester.send(second);  // not armed: no message
+    sc_core::wait(us);
+    // Armed with consumer index 0 while two entries are in the ring: a message at once.
+    immediate_arm_sent = sc_core::sc_time_stamp();
+    Doorbell arm{Doorbell::Kind::CqConsumer, 2, 0};
+    arm.arm = true;
+    t.doorbell.send(arm);
+    sc_core::wait(us);
+    // The driver took both and arms again: the next entry sends one message, the one after
+    // none (one-shot).
+    armed_at = sc_core::sc_time_stamp();
+    Doorbell rearm{Doorbell::Kind::CqConsumer, 2, 2};
+    rearm.arm = true;
+    t.doorbell.send(rearm);
+    sc_core::wait(us);
+    for (uint64_t id = 102; id < 104; ++id) {
       CompletionRecord r = CompletionBench::record(2, id);
       t.requester.send(r);
     }
@@ -197,14 +215,17 @@ TEST_CASE("completion engine: an interrupt message follows each entry once the d
   const auto writes = t.memory.accesses(tlm::TLM_WRITE_COMMAND);
   std::vector<MemoryStub::Access> entries, messages;
   for (const auto& a : writes) (a.source == DmaSource::Interrupt ? messages : entries).push_back(a);
-  REQUIRE(entries.size() == 3);
+  REQUIRE(entries.size() == 4);
   REQUIRE(messages.size() == 2);
-  for (size_t i = 0; i < messages.size(); ++i) {
-    CHECK(messages[i].address == kMsiWindowBase + 0x40);
-    CHECK(messages[i].length == 4);
-    CHECK(messages[i].at >= entries[i + 1].at);  // behind the entry it announces
-    CHECK(t.memory.read(kMsiWindowBase + 0x40, 4) == std::vector<uint8_t>{2, 0, 0, 0});  // the CQ
+  for (const auto& m : messages) {
+    CHECK(m.address == kMsiWindowBase + 0x40);
+    CHECK(m.length == 4);
   }
+  CHECK(t.memory.read(kMsiWindowBase + 0x40, 4) == std::vector<uint8_t>{2, 0, 0, 0});  // the CQ
+  CHECK(messages[0].at >= immediate_arm_sent);
+  CHECK(messages[0].at < armed_at);          // at the arm, not at a later entry
+  CHECK(messages[1].at >= entries[2].at);    // behind the entry it announces
   CHECK(counter(t.engine.stats, "interrupts") == 2);
+  CHECK(counter(t.engine.stats, "immediate_interrupts") == 1);
   CHECK(counter(t.engine.stats, "interrupt_errors") == 0);
 }

@@ -64,18 +64,24 @@ TEST_CASE("doorbells: CQ and receive-queue doorbells reach their units", "[tlm][
   t.host.script = [&] {
     CHECK(t.host.write64(bar::kCqDoorbell + 3 * bar::kRegisterStride, 9) == tlm::TLM_OK_RESPONSE);
     CHECK(t.host.write64(bar::kRqDoorbell + 7 * bar::kRegisterStride, 4) == tlm::TLM_OK_RESPONSE);
+    CHECK(t.host.write64(bar::kCqDoorbell + 3 * bar::kRegisterStride, bar::kCqArm | 10) ==
+          tlm::TLM_OK_RESPONSE);
   };
   run_simulation();
-  REQUIRE(t.completion.size() == 1);
+  REQUIRE(t.completion.size() == 2);
   CHECK(t.completion[0].kind == Doorbell::Kind::CqConsumer);
   CHECK(t.completion[0].number == 3);
   CHECK(t.completion[0].index == 9);
+  CHECK(!t.completion[0].arm);
+  CHECK(t.completion[1].index == 10);  // the arm bit is not part of the index
+  CHECK(t.completion[1].arm);
   REQUIRE(t.responder.size() == 1);
   CHECK(t.responder[0].kind == Doorbell::Kind::ReceiveQueue);
   CHECK(t.responder[0].number == 7);
   CHECK(t.responder[0].index == 4);
   CHECK(t.fetcher.size() == 0);
-  CHECK(counter(t.doorbells.stats, "cq_doorbells") == 1);
+  CHECK(counter(t.doorbells.stats, "cq_doorbells") == 2);
+  CHECK(counter(t.doorbells.stats, "cq_arms") == 1);
 }
 
 TEST_CASE("doorbells: a context change is broadcast to every bound unit", "[tlm][doorbells]") {

@@ -17,7 +17,12 @@ namespace bar {
 
 constexpr uint64_t kSqDoorbell = 0x000000;     // + qpn * 8: send-queue producer index
 constexpr uint64_t kRqDoorbell = 0x100000;     // + qpn * 8: receive-queue producer index
-constexpr uint64_t kCqDoorbell = 0x200000;     // + cqn * 8: completion-queue consumer index
+// + cqn * 8: completion-queue consumer index (bits 0-31). With kCqArm set, the write also asks
+// for one interrupt (NDK INDCompletionQueue::Notify, ibv_req_notify_cq): at the next entry, or
+// at once if the ring already holds entries past that consumer index. One-shot: the interrupt
+// disarms the CQ, and a CQ never armed sends none.
+constexpr uint64_t kCqDoorbell = 0x200000;
+constexpr uint64_t kCqArm = uint64_t(1) << 32;
 constexpr uint64_t kContextChange = 0x300000;  // kind << 56 | count << 32 | index
 // BlueFlame: + qpn * kBlueFlameStride: the send-queue producer index (8 bytes) followed by
 // the WQE it makes the last posted (kWqeBytes), in one write-combined MMIO write. The
@@ -27,8 +32,9 @@ constexpr uint64_t kBlueFlameStride = 256;  // a ConnectX BlueFlame buffer
 // Room for every QP number qp.max_qps allows (1 << 20 at most).
 constexpr uint64_t kBlueFlameWindowBytes = (uint64_t(1) << 20) * kBlueFlameStride;
 // The MSI-X message address of completion interrupts (the driver's, in the host's MSI
-// window): after each completion entry, CQ overflow flag or QP-close notice, the device
-// writes 4 bytes there (the CQ number; 0xFFFFFFFF for a close). 0, the reset value: none.
+// window): after a completion entry of an armed CQ (kCqArm), a CQ overflow flag or a QP-close
+// notice, the device writes 4 bytes there (the CQ number; 0xFFFFFFFF for a close). 0, the
+// reset value: none.
 constexpr uint64_t kInterruptAddress = 0x300008;
 constexpr uint64_t kRegisterStride = 8;
 constexpr uint64_t kWindowBytes = 0x100000;

@@ -22,6 +22,10 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const Config& c
       overflows_(stats.add("overflows", "entries", "entries lost to a full CQ (flagged)")),
       bad_cq_(stats.add("bad_cq", "entries", "entries for a CQ that does not exist")),
       interrupts_(stats.add("interrupts", "messages", "interrupt messages (MSI-X writes) sent")),
+      immediate_interrupts_(
+          stats.add("immediate_interrupts", "messages",
+                    "of the interrupts, sent when the CQ was armed: its ring already held "
+                    "entries past the consumer index the driver armed it with")),
       interrupt_errors_(
           stats.add("interrupt_errors", "messages",
                     "interrupt messages that got an error response (an address the host "
@@ -58,9 +62,23 @@ void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp, sc_cor
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void CompletionEngine::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+void CompletionEngine::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   if (const Doorbell* db = message_of<Doorbell>(gp)) {
-    if (db->number < icm_.cqc_entries) cqs_[db->number].consumer = db->index;
+    if (db->number < icm_.cqc_entries) {
+      CqState& cq = cqs_[db->number];
+      cq.consumer = db->index;
+      if (db->arm) {
+        // Entries the driver has not seen when the arm arrives interrupt at once, so an
+        // entry written between its last poll and its arm never goes unsignalled.
+        if (cq.producer != cq.consumer) {
+          ++immediate_interrupts_;
+          sc_core::sc_time d = delay;
+          interrupt(db->number, d);
+        } else {
+          cq.armed = true;
+        }
+      }
+    }
   } else if (const InterruptVector* vector = message_of<InterruptVector>(gp)) {
     interrupt_address_ = vector->address;
   }
@@ -130,7 +148,8 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
     dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
                  icm_.cqc_addr(record.cqn) + CqcEntry::kOverflowOffset, &flag, 1,
                  DmaSource::Completion, delay);
-    interrupt(record.cqn, delay);
+    cq.armed = false;
+    interrupt(record.cqn, delay);  // an error event: whether armed or not
     return;
   }
   Cqe cqe = record.cqe;
@@ -140,8 +159,11 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
   const uint64_t addr = cqc->ring_base + uint64_t(cq.producer % cqc->depth) * kCqeBytes;
   dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, addr, raw, kCqeBytes,
                DmaSource::Completion, delay);
-  interrupt(record.cqn, delay);
   ++cq.producer;
+  if (cq.armed) {
+    cq.armed = false;
+    interrupt(record.cqn, delay);
+  }
   ++completions_;
   if (cqe.status != CqeStatus::Success) ++errors_;
 }

@@ -2,10 +2,12 @@
 // Writes completion entries into CQ rings in host memory, in the order the engines hand them
 // over, each no earlier than the time it was handed over for. A full ring (producer - consumer
 // = depth) is an overflow: the entry is not written and the CQ context's overflow flag is set,
-// so the driver reports it (never a silent drop, SPEC.md section 1). After each entry, overflow
-// flag or QP-close notice it sends an interrupt message (an MSI-X write of 4 bytes, through the
-// PCIe endpoint like any posted write, so never ahead of the entry) to the address the driver
-// set (bar::kInterruptAddress); one message per entry, no moderation.
+// so the driver reports it (never a silent drop, SPEC.md section 1). It sends an interrupt
+// message (an MSI-X write of 4 bytes, through the PCIe endpoint like any posted write, so never
+// ahead of the entry) to the address the driver set (bar::kInterruptAddress) after an entry of
+// an armed CQ, an overflow flag or a QP-close notice. Arming is one-shot, as NDK's
+// INDCompletionQueue::Notify and ibv_req_notify_cq are: a driver that polls without arming
+// takes no interrupts, one that sleeps arms first (bar::kCqArm).
 #pragma once
 
 #include <deque>
@@ -49,6 +51,7 @@ class CompletionEngine : public sc_core::sc_module {
   struct CqState {
     uint32_t producer = 0;
     uint32_t consumer = 0;
+    bool armed = false;  // the driver asked for an interrupt at the next entry
   };
   struct Queued {
     sc_core::sc_time handed;  // when the engine handed it over (tracing)
@@ -77,6 +80,7 @@ class CompletionEngine : public sc_core::sc_module {
   Counter& overflows_;
   Counter& bad_cq_;
   Counter& interrupts_;
+  Counter& immediate_interrupts_;
   Counter& interrupt_errors_;
   uint64_t interrupt_address_ = 0;  // 0: no interrupts
   Histogram& queue_delay_;

@@ -20,6 +20,8 @@ Doorbells::Doorbells(sc_core::sc_module_name name, const Config& config)
       decode_stage_(clock_, config.decode_cycles, config.decode_ii_cycles),
       sq_doorbells_(stats.add("sq_doorbells", "writes", "send-queue doorbells")),
       cq_doorbells_(stats.add("cq_doorbells", "writes", "CQ consumer-index updates")),
+      cq_arms_(stats.add("cq_arms", "writes",
+                         "of the CQ doorbells, requests for an interrupt (bar::kCqArm)")),
       rq_doorbells_(stats.add("rq_doorbells", "writes", "receive-queue doorbells")),
       context_changes_(stats.add("context_changes", "writes", "table change notices")),
       interrupt_setups_(stats.add("interrupt_setups", "writes", "interrupt address settings")),
@@ -59,6 +61,8 @@ void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
   } else if (window == bar::kCqDoorbell) {
     ++cq_doorbells_;
     Doorbell db{Doorbell::Kind::CqConsumer, number, uint32_t(value)};
+    db.arm = (value & bar::kCqArm) != 0;
+    if (db.arm) ++cq_arms_;
     send_message(pool_, completion_isock, db, delay);
   } else if (offset == bar::kContextChange) {
     ++context_changes_;

@@ -42,6 +42,7 @@ class Doorbells : public sc_core::sc_module {
   PayloadPool pool_;
   Counter& sq_doorbells_;
   Counter& cq_doorbells_;
+  Counter& cq_arms_;
   Counter& rq_doorbells_;
   Counter& context_changes_;
   Counter& interrupt_setups_;

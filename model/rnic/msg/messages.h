@@ -24,6 +24,7 @@ struct Doorbell {
   Kind kind = Kind::SendQueue;
   uint32_t number = 0;  // QP or CQ number
   uint32_t index = 0;   // producer index (queues) or consumer index (CQ)
+  bool arm = false;     // CQ: interrupt at the next entry (bar::kCqArm)
   // BlueFlame: the WQE at index - 1, written with the doorbell (bar::kSqBlueFlame).
   bool with_wqe = false;
   std::array<uint8_t, kWqeBytes> wqe{};
