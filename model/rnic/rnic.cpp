@@ -106,6 +106,7 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
 
   // Send side.
   bind(fetcher.work_isock, requester.work_tsock);
+  bind(requester.ready_isock, fetcher.ready_tsock);
   bind(requester.check_isock, protection.check_tsock);
   bind(requester.xlate_isock, mtt.xlate_tsock);
   bind(requester.write_isock, dma_write.write_tsock);

@@ -157,3 +157,49 @@ TEST_CASE("a polling driver takes no interrupt, one that arms takes one per arm,
   CHECK(immediate == 1);
   CHECK(arms == 2);
 }
+
+TEST_CASE("a QP waiting at its ORD does not hold another QP's reads (no head-of-line blocking)",
+          "[tlm][read]") {
+  TwoNodes t;
+  std::vector<NDK_RESULT_EX> done;
+  t.run([&] {
+    t.setup();
+    // The source as a remote-readable MR (a window is bound to one QP; two QPs read here).
+    host::MrHandle source = 0;
+    REQUIRE(t.b.CreateMr(t.pd_b, false, &source) == STATUS_SUCCESS);
+    REQUIRE(t.b.RegisterMr(source, t.src, 0, 65536,
+                           NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ) ==
+            STATUS_SUCCESS);
+    // A second connection whose ORD is 1, sharing A's CQ.
+    host::QpHandle slow_a = 0, slow_b = 0;
+    REQUIRE(t.a.CreateQp(t.pd_a, t.cq_a, 64, 64, 1, 1, 0x51, &slow_a) == STATUS_SUCCESS);
+    REQUIRE(t.b.CreateQp(t.pd_b, t.cq_b, 64, 64, 1, 1, 0x52, &slow_b) == STATUS_SUCCESS);
+    REQUIRE(host::Adapter::Connect(t.a, slow_a, t.b, slow_b) == STATUS_SUCCESS);
+    const uint32_t token = t.b.GetRemoteTokenFromMr(source);
+    const uint64_t va = t.b.ObjectBaseVa(source);
+    NDK_SGE big{t.a.ObjectBaseVa(t.mr_a), 4096, t.a.GetLocalTokenFromMr(t.mr_a)};
+    NDK_SGE small{t.a.ObjectBaseVa(t.mr_a), 64, t.a.GetLocalTokenFromMr(t.mr_a)};
+    // Six 4 KiB reads one at a time on the ORD-1 QP, then six 64 B reads on the other.
+    for (uint64_t i = 1; i <= 6; ++i)
+      REQUIRE(t.a.NdkRead(slow_a, i, &big, 1, va + i * 4096, token, 0) == STATUS_SUCCESS);
+    for (uint64_t i = 101; i <= 106; ++i)
+      REQUIRE(t.a.NdkRead(t.qp_a, i, &small, 1, va, token, 0) == STATUS_SUCCESS);
+    done = t.a.WaitCq(t.cq_a, 12, sc_core::sc_time(1, sc_core::SC_MS));
+  });
+  REQUIRE(done.size() == 12);
+  size_t third_slow = 0, last_fast = 0, slow_seen = 0;
+  for (size_t i = 0; i < done.size(); ++i) {
+    INFO("context " << done[i].RequestContext);
+    CHECK(done[i].Status == STATUS_SUCCESS);
+    if (done[i].RequestContext <= 6 && ++slow_seen == 3) third_slow = i;
+    if (done[i].RequestContext > 100) last_fast = i;
+  }
+  // The fast QP's reads went out while the slow one waited for its ORD slot: all six are
+  // back before the slow QP's third (which needs two round trips of 4 KiB before it).
+  CHECK(last_fast < third_slow);
+  uint64_t refused = 0;
+  t.system.visit_stats([&](const std::string& owner, const Counter& c) {
+    if (owner == "A.rnic.fetcher" && c.name == "refused_wqes") refused = c.value;
+  });
+  CHECK(refused >= 1);
+}

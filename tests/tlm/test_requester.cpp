@@ -37,6 +37,7 @@ struct RequesterBench {
   MessageSink<Packet> tx{"tx"};
   MessageSink<CompletionRecord> cq{"cq"};
   MessageSink<QpErrorEvent> responder_notice{"responder_notice"};
+  MessageSink<SendQueueReady> fetcher_ready{"fetcher_ready"};
   QpcEntry context;  // the QP's context, handed with every WQE
   std::map<uint64_t, uint8_t> landed;  // bytes written through the DMA write engine
   uint64_t mpt_generation = 7;          // the stub checker's MPT generation
@@ -55,6 +56,10 @@ struct RequesterBench {
     requester.tx_isock.bind(tx.tsock);
     requester.cq_isock.bind(cq.tsock);
     requester.qp_event_isock.bind(responder_notice.tsock);
+    requester.ready_isock.bind(fetcher_ready.tsock);
+    fetcher_ready.on_message = [this](SendQueueReady&, sc_core::sc_time&) {
+      ready_event.notify(sc_core::SC_ZERO_TIME);
+    };
 
     context.valid = 1;
     context.connected = 1;
@@ -99,14 +104,21 @@ struct RequesterBench {
       r.ok = true;
     };
   }
-  void post(const Wqe& wqe, uint32_t index) {
+  // Hands a WQE over as the fetcher does; false when the requester refused it (not taken).
+  bool post(const Wqe& wqe, uint32_t index) {
     WorkRequest work;
     work.qpn = kQpn;
     work.wqe_index = index;
     work.wqe = wqe;
     work.context = context;
     fetcher.send(work);
+    return !work.refused;
   }
+  // As the fetcher does with a refused WQE: again once the requester says the QP can go on.
+  void post_until_taken(const Wqe& wqe, uint32_t index) {
+    while (!post(wqe, index)) sc_core::wait(ready_event);
+  }
+  sc_core::sc_event ready_event;  // a SendQueueReady arrived
   static Wqe read(uint64_t wr_id, uint32_t token, uint64_t sink, uint32_t length,
                   uint16_t flags = 0) {
     Wqe w;
@@ -275,12 +287,18 @@ TEST_CASE("requester: a WQE runs at its annotated time without holding the calle
   CHECK(t.check.received[0].at >= decoded);  // nor was its sink checked earlier
 }
 
-TEST_CASE("requester: ORD 1 holds the second read until the first response", "[tlm][requester]") {
+TEST_CASE("requester: ORD 1 refuses the second read until the first response, then says so",
+          "[tlm][requester]") {
   RequesterBench t(/*ord=*/1);
   const sc_core::sc_time respond_at(10, sc_core::SC_US);
+  bool first_taken = false, second_refused = false;
   t.fetcher.script = [&] {
-    t.post(RequesterBench::read(1, kGoodToken, 0x60000, 8), 0);
-    t.post(RequesterBench::read(2, kGoodToken, 0x70000, 8), 1);  // blocks: backpressure
+    first_taken = t.post(RequesterBench::read(1, kGoodToken, 0x60000, 8), 0);
+    // ORD full: not taken, and the caller is not held (the fetcher serves other QPs).
+    second_refused = !t.post(RequesterBench::read(2, kGoodToken, 0x70000, 8), 1);
+    CHECK(sc_core::sc_time_stamp() == sc_core::SC_ZERO_TIME);
+    sc_core::wait(t.ready_event);
+    t.post_until_taken(RequesterBench::read(2, kGoodToken, 0x70000, 8), 1);
   };
   t.port_rx.script = [&] {
     sc_core::wait(respond_at);
@@ -298,7 +316,13 @@ TEST_CASE("requester: ORD 1 holds the second read until the first response", "[t
   REQUIRE(t.cq.size() == 2);
   CHECK(t.cq[0].cqe.wr_id == 1);
   CHECK(t.cq[1].cqe.wr_id == 2);
+  CHECK(first_taken);
+  CHECK(second_refused);
+  REQUIRE(t.fetcher_ready.size() == 1);  // once, when the response freed the slot
+  CHECK(t.fetcher_ready[0].qpn == kQpn);
+  CHECK(t.fetcher_ready.received[0].at >= respond_at);
   CHECK(counter(t.requester.stats, "ord_stalls") == 1);
+  CHECK(counter(t.requester.stats, "wqes") == 2);  // a refused WQE is not executed
 }
 
 TEST_CASE("requester: a local protection error completes with an error, later WQEs flush",
@@ -434,7 +458,8 @@ TEST_CASE("requester: a QP without a valid connected context fails the request",
 // Write/Send carrying it is transmitted while an earlier read is still outstanding.
 // SPEC.md 2 and 4: "do not start this request until every earlier RDMA read on this QP has
 // completed".
-TEST_CASE("requester: READ_FENCE on a write waits for the earlier read", "[tlm][requester]") {
+TEST_CASE("requester: READ_FENCE on a write is refused until the earlier read completed",
+          "[tlm][requester]") {
   RequesterBench t;
   const sc_core::sc_time respond_at(10, sc_core::SC_US);
   Wqe w;
@@ -445,9 +470,12 @@ TEST_CASE("requester: READ_FENCE on a write waits for the earlier read", "[tlm][
   w.remote_token = 0x888;
   w.nsge = 1;
   w.sge[0] = {0x50000, 16, kGoodToken};
+  bool fenced_refused = false;
   t.fetcher.script = [&] {
     t.post(RequesterBench::read(1, kGoodToken, 0x60000, 8), 0);
-    t.post(w, 1);
+    fenced_refused = !t.post(w, 1);
+    sc_core::wait(t.ready_event);
+    t.post_until_taken(w, 1);
   };
   t.port_rx.script = [&] {
     sc_core::wait(respond_at);
@@ -463,6 +491,8 @@ TEST_CASE("requester: READ_FENCE on a write waits for the earlier read", "[tlm][
   REQUIRE(t.cq.size() == 2);
   CHECK(t.cq[0].cqe.wr_id == 1);
   CHECK(t.cq[1].cqe.wr_id == 2);
+  CHECK(fenced_refused);
+  CHECK(t.fetcher_ready.size() == 1);
 }
 
 // MODEL BUG (see the report): RDMA_READ_LOCAL_INVALIDATE (0x100) is ignored although the

@@ -27,6 +27,7 @@ struct FetchBench {
   MemoryStub memory{"memory"};
   ContextStub contexts{"contexts", memory, icm};
   MessageSink<WorkRequest> requester{"requester"};
+  InitiatorStub requester_ready{"requester_ready"};  // SendQueueReady
 
   explicit FetchBench(uint32_t fetch_batch = 4, uint32_t cache_entries = WqeConfig{}.cache_entries)
       : config(with_batch(fetch_batch, cache_entries)),
@@ -37,6 +38,7 @@ struct FetchBench {
     fetcher.dma_isock.bind(memory.tsock);
     fetcher.context_isock.bind(contexts.tsock);
     fetcher.work_isock.bind(requester.tsock);
+    requester_ready.isock.bind(fetcher.ready_tsock);
   }
   static WqeFetcher::Config with_batch(uint32_t batch, uint32_t cache_entries) {
     WqeFetcher::Config c;
@@ -389,4 +391,49 @@ TEST_CASE("wqe fetcher: a QP whose batch is still being read does not hold the t
   CHECK(t.requester.received[0].at < sc_core::sc_time(500, sc_core::SC_NS));
   CHECK(t.requester[1].wqe.wr_id == 101);
   CHECK(t.requester.received[1].at >= sc_core::sc_time(500, sc_core::SC_NS));
+}
+
+TEST_CASE("wqe fetcher: a QP whose WQE the requester refuses leaves the turns while the others "
+          "go on, and comes back on SendQueueReady", "[tlm][fetcher]") {
+  FetchBench t(4);
+  for (uint32_t qpn = 1; qpn <= 2; ++qpn) {
+    const uint64_t ring = kRing + qpn * 0x1000;
+    t.create_qp(qpn, 4, 1, ring);
+    t.post(0, 100 * qpn + 1, ring);
+    t.post(1, 100 * qpn + 2, ring);
+  }
+  bool refuse = true;  // QP 1's ORD is full, say
+  t.requester.on_message = [&](WorkRequest& w, sc_core::sc_time&) {
+    if (w.qpn == 1 && refuse) w.refused = true;
+  };
+  t.doorbell.script = [&] {
+    for (uint32_t qpn = 1; qpn <= 2; ++qpn) {
+      Doorbell db{Doorbell::Kind::SendQueue, qpn, 2};
+      t.doorbell.send(db);
+    }
+  };
+  const sc_core::sc_time ready_at(5, sc_core::SC_US);
+  t.requester_ready.script = [&] {
+    sc_core::wait(ready_at);
+    refuse = false;
+    SendQueueReady ready{1};
+    t.requester_ready.send(ready);
+  };
+  run_simulation();
+  std::vector<MessageSink<WorkRequest>::Received> taken, refused;
+  for (const auto& r : t.requester.received) (r.message.refused ? refused : taken).push_back(r);
+  // Tried once, then left alone until the requester said it can go on.
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].message.wqe.wr_id == 101);
+  REQUIRE(taken.size() == 4);
+  CHECK(taken[0].message.wqe.wr_id == 201);  // QP 2 does not wait behind QP 1
+  CHECK(taken[1].message.wqe.wr_id == 202);
+  CHECK(taken[1].at < ready_at);
+  CHECK(taken[2].message.wqe.wr_id == 101);  // the same WQE again, in posting order
+  CHECK(taken[2].message.wqe_index == 0);
+  CHECK(taken[3].message.wqe.wr_id == 102);
+  // Decoded long before: handed on at the SendQueueReady itself, not a decode later.
+  CHECK(taken[2].at == ready_at);
+  CHECK(counter(t.fetcher.stats, "refused_wqes") == 1);
+  CHECK(counter(t.fetcher.stats, "wqes_fetched") == 4);
 }

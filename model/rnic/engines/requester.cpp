@@ -20,6 +20,7 @@ Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_
       tx_isock("tx_isock"),
       cq_isock("cq_isock"),
       qp_event_isock("qp_event_isock"),
+      ready_isock("ready_isock"),
       stats(std::string(this->name())),
       config_(config),
       node_id_(node_id),
@@ -37,7 +38,9 @@ Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_
       errors_(stats.add("errors", "requests", "requests that ended with an error status")),
       flushed_(stats.add("flushed", "requests", "requests flushed by the QP error state")),
       ord_stalls_(
-          stats.add("ord_stalls", "requests", "reads that waited for an ORD slot or fence")),
+          stats.add("ord_stalls", "requests",
+                    "WQEs that waited for an ORD slot or a fence: refused and kept by the "
+                    "fetcher while other QPs go on (cycle mode), or started later (fast mode)")),
       stray_responses_(stats.add("stray_responses", "packets", "responses matching no read")),
       read_latency_(stats.add_histogram(
           "read_latency_ns",
@@ -87,7 +90,7 @@ Requester::QpState& Requester::state(uint32_t qpn) {
 }
 
 void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  const WorkRequest* work = message_of<WorkRequest>(gp);
+  WorkRequest* work = message_of<WorkRequest>(gp);
   if (!work) {
     gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
@@ -103,14 +106,23 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   const QpcEntry& context = work->context;  // read by the fetcher with the WQE's batch
   const uint32_t wqe_index = work->wqe_index;
   const uint64_t trace_id = work->trace_id;
+  QpState& qp = state(qpn);
+  // A WQE that cannot start now stays in the fetcher's buffer and its QP leaves the
+  // scheduler's turns until note_progress says it can go on; the other QPs' work goes ahead,
+  // as a hardware send scheduler skips a QP without ORD credit. (Waiting here instead held
+  // the fetcher, so one QP at its ORD stalled every QP of the device: a limit of the code.)
+  if (!can_start(qp, context, wqe)) {
+    work->refused = true;
+    qp.fetcher_waiting = true;
+    ++ord_stalls_;
+    return;
+  }
   ++wqes_;
-  // Execution starts at the annotated time, when the WQE is decoded, in both modes: the
-  // requester synchronises only where it must block (an ORD slot, a fence). A wait here held
-  // the fetcher's thread through every WQE's decode latency, so WQEs left the decoder one
-  // latency apart instead of wqe.decode_ii_cycles apart: a limit of the code, not the device.
+  // Execution starts at the annotated time, when the WQE is decoded, in both modes, with no
+  // wait: a wait here held the fetcher's thread through every WQE's decode latency, so WQEs
+  // left the decoder one latency apart instead of wqe.decode_ii_cycles apart.
   const TraceScope slice(trace_, "execute", trace_id, delay);
 
-  QpState& qp = state(qpn);
   Pending& entry = qp.queue.post_new();
   entry.wr_id = wqe.wr_id;
   entry.wqe_index = wqe_index;
@@ -121,20 +133,14 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   entry.cqn = context.cqn;
   const uint64_t sequence = entry.sequence;
 
-  // READ_FENCE: no request starts before every earlier read of the QP has completed.
-  if ((wqe.flags & kWqeFlagReadFence) && !qp.queue.in_error()) wait_for_read_slot(qp, 1, delay);
-  Pending* fenced = find(qp, sequence);
-  if (!fenced || fenced->done) {  // flushed while it waited
-    retire(qpn, qp, delay);
-    return;
-  }
+  Pending* posted = find(qp, sequence);
   if (qp.queue.in_error()) {
     ++flushed_;
-    finish(qp, *fenced, CqeStatus::Flush);
+    finish(qp, *posted, CqeStatus::Flush);
   } else if (!context.valid || !context.connected || !wqe_well_formed(wqe)) {
     // No usable QP context, or a malformed WQE (a flag its opcode does not define, inline
     // data that does not fit): a local QP operation error, STATUS_INTERNAL_ERROR (SPEC.md 3).
-    finish(qp, *fenced, CqeStatus::LocalQpOperation);
+    finish(qp, *posted, CqeStatus::LocalQpOperation);
   } else if (wqe.opcode == WqeOpcode::Read) {
     execute_read(qpn, qp, context, sequence, wqe, delay);
   } else if (wqe.opcode == WqeOpcode::Write || wqe.opcode == WqeOpcode::Send ||
@@ -153,33 +159,44 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
       finish(qp, *p, status);
     }
   } else if (wqe.opcode == WqeOpcode::Invalidate) {
-    const CqeStatus status = execute_invalidate(qpn, qp, context, sequence, wqe, trace_id, delay);
+    const CqeStatus status = execute_invalidate(qpn, context, wqe, trace_id, delay);
     Pending* p = find(qp, sequence);
     if (p && status == CqeStatus::Success) p->took_effect = true;
     if (p && !p->done) finish(qp, *p, status);
   } else {
     // Not executed by this version of the device: a local QP operation error.
-    finish(qp, *fenced, CqeStatus::LocalQpOperation);
+    finish(qp, *posted, CqeStatus::LocalQpOperation);
   }
   retire(qpn, qp, delay);
 }
 
-void Requester::wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay) {
-  if (qp.reads_outstanding < limit || qp.queue.in_error()) return;
-  ++ord_stalls_;
-  wait(delay);
-  delay = sc_core::SC_ZERO_TIME;
-  while (qp.reads_outstanding >= limit && !qp.queue.in_error()) wait_for_progress(qp);
+bool Requester::can_start(QpState& qp, const QpcEntry& context, const Wqe& wqe) {
+  if (qp.queue.in_error()) return true;  // it completes flushed at once
+  const bool runs = context.valid && context.connected && wqe_well_formed(wqe);
+  qp.wait_reads_below = ~uint32_t(0);
+  // READ_FENCE: no request starts before every earlier read of the QP has completed.
+  if (wqe.flags & kWqeFlagReadFence) {
+    qp.wait_reads_below = 1;
+  } else if (runs && wqe.opcode == WqeOpcode::Read) {
+    qp.wait_reads_below = std::max<uint32_t>(1, std::min(context.ord, config_.qp.max_ord));
+  }
+  // The Invalidate verb is a local fence: it runs once every earlier request has finished.
+  qp.wait_all_done = runs && wqe.opcode == WqeOpcode::Invalidate;
+  return wait_over(qp);
 }
 
-void Requester::wait_for_progress(QpState& qp) {
-  ++qp.progress_waiters;
-  wait(*qp.progress);
-  --qp.progress_waiters;
+bool Requester::wait_over(const QpState& qp) {
+  return qp.reads_outstanding < qp.wait_reads_below && !(qp.wait_all_done && qp.queue.any_running());
 }
 
 void Requester::note_progress(QpState& qp) {
-  if (qp.progress_waiters) qp.progress->notify(sc_core::SC_ZERO_TIME);
+  if (!qp.fetcher_waiting || !(qp.queue.in_error() || wait_over(qp))) return;
+  qp.fetcher_waiting = false;
+  // The fetcher takes the QP back into its turns at once; the WQE starts no earlier than it
+  // was decoded.
+  SendQueueReady ready{qp.qpn};
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  send_message(pool_, ready_isock, ready, delay);
 }
 
 bool Requester::sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay) {

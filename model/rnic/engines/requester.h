@@ -9,7 +9,6 @@
 
 #include <array>
 #include <deque>
-#include <memory>
 #include <unordered_map>
 
 #include <systemc>
@@ -41,6 +40,7 @@ class Requester : public sc_core::sc_module {
   InitiatorSocket<Requester> tx_isock;      // Port
   InitiatorSocket<Requester> cq_isock;      // CompletionEngine
   InitiatorSocket<Requester> qp_event_isock;  // this QP's Responder side: a local error
+  InitiatorSocket<Requester> ready_isock;     // WqeFetcher: a QP that refused work can go on
 
   struct Config {
     QpConfig qp;  // qp.*: ORD, SGEs, transfer size, RNR retries
@@ -111,10 +111,11 @@ class Requester : public sc_core::sc_module {
     uint32_t ord_slot_count = 0;
     // A local error still to be told to the responder side, after its completion is out.
     CqeStatus responder_notice = CqeStatus::Success;
-    // Notified whenever a request of this QP finishes (ORD slots, fences), when a thread waits
-    // on it: a delta notification nobody waits for still costs the kernel a delta cycle.
-    std::unique_ptr<sc_core::sc_event> progress = std::make_unique<sc_core::sc_event>();
-    uint32_t progress_waiters = 0;
+    // The fetcher holds this QP's next WQE, refused: it can start once fewer than
+    // `wait_reads_below` reads are outstanding and, if `wait_all_done`, no request is running.
+    bool fetcher_waiting = false;
+    uint32_t wait_reads_below = ~uint32_t(0);
+    bool wait_all_done = false;
   };
 
   void work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -136,9 +137,8 @@ class Requester : public sc_core::sc_module {
                          sc_core::sc_time& delay);
   CqeStatus execute_fast_register(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
                                   uint64_t trace_id, sc_core::sc_time& delay);
-  CqeStatus execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntry& qpc,
-                               uint64_t sequence, const Wqe& wqe, uint64_t trace_id,
-                               sc_core::sc_time& delay);
+  CqeStatus execute_invalidate(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
+                               uint64_t trace_id, sc_core::sc_time& delay);
   // Local SGE checks; fills p.sink (regions) and returns the total length, or fails.
   CqeStatus check_sgl(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint16_t access,
                       Pending& p, uint64_t* total, sc_core::sc_time& delay);
@@ -154,18 +154,19 @@ class Requester : public sc_core::sc_module {
   // Ends `p` with `status`; an error also flushes every later request of the QP.
   void finish(QpState& qp, Pending& p, CqeStatus status);
   void retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
-  void wait_for_progress(QpState& qp);
-  static void note_progress(QpState& qp);
+  // Can `wqe` start now? If not, records in `qp` what it waits for (ORD: fewer reads
+  // outstanding than the QP's ORD; READ_FENCE: none; Invalidate: every earlier request done).
+  bool can_start(QpState& qp, const QpcEntry& context, const Wqe& wqe);
+  static bool wait_over(const QpState& qp);
+  // A request of `qp` finished or a read ended: tells the fetcher when a refused WQE can start.
+  void note_progress(QpState& qp);
   void retry_thread();
-  void wait_for_read_slot(QpState& qp, uint32_t limit, sc_core::sc_time& delay);
   // Fast mode: frees p's ORD slot at `at` (absolute), if it holds one.
   static void release_ord_slot(QpState& qp, Pending& p, const sc_core::sc_time& at);
   // A read stops being outstanding at `at_ps` (absolute; not before it was sent).
   void read_ended(const Pending& p, uint64_t now_ps, uint64_t at_ps);
   // Latency of a retired request, by kind, from execution start to `end_ps`.
   void record_latency(const Pending& p, uint64_t end_ps);
-  // Local-invalidate fence: waits until every earlier request of the QP has finished.
-  void wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay);
 
   Config config_;
   uint32_t node_id_;

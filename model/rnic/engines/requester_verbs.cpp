@@ -54,14 +54,8 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
     finish(qp, *p, checked);
     return;
   }
+  // An ORD slot is free: the fetcher hands a read over only then (can_start).
   const uint32_t ord = std::max<uint32_t>(1, std::min(context.ord, config_.qp.max_ord));
-  wait_for_read_slot(qp, ord, delay);
-  p = find(qp, sequence);
-  if (!p || p->done) return;  // flushed while it waited
-  if (qp.queue.in_error()) {
-    finish(qp, *p, CqeStatus::Flush);
-    return;
-  }
   if (config_.fast) {
     if (qp.ord_slot_count != ord && qp.reads_outstanding == 0) {
       qp.ord_slots.resize(ord);
@@ -210,12 +204,9 @@ CqeStatus Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context
   return CqeStatus::Success;
 }
 
-CqeStatus Requester::execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntry& context,
-                                        uint64_t sequence, const Wqe& wqe, uint64_t trace_id,
-                                        sc_core::sc_time& delay) {
-  wait_for_earlier(qp, sequence, delay);
-  const Pending* p = find(qp, sequence);
-  if (!p || p->done || qp.queue.in_error()) return CqeStatus::Flush;
+CqeStatus Requester::execute_invalidate(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                                        uint64_t trace_id, sc_core::sc_time& delay) {
+  // Every earlier request of the QP has finished: the fetcher hands it over only then.
   ProtectionRequest req;
   req.trace_id = trace_id;
   req.op = ProtectionOp::Invalidate;
@@ -227,14 +218,6 @@ CqeStatus Requester::execute_invalidate(uint32_t qpn, QpState& qp, const QpcEntr
   if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
   ++invalidates_;
   return CqeStatus::Success;
-}
-
-void Requester::wait_for_earlier(QpState& qp, uint64_t sequence, sc_core::sc_time& delay) {
-  if (!qp.queue.running_before(sequence)) return;
-  ++ord_stalls_;
-  wait(delay);
-  delay = sc_core::SC_ZERO_TIME;
-  while (qp.queue.running_before(sequence) && !qp.queue.in_error()) wait_for_progress(qp);
 }
 
 }  // namespace rnic

@@ -129,6 +129,9 @@ class SendQueue {
     return false;
   }
 
+  // Is any request posted so far still running? (a verb that waits for all work before it)
+  bool any_running() const { return running_before(next_sequence_); }
+
   bool in_error() const { return error_; }
   // A QP being (re)created starts clean, if nothing of its former life is queued.
   bool reset_if_idle() {

@@ -12,6 +12,7 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
       dma_isock("dma_isock"),
       context_isock("context_isock"),
       work_isock("work_isock"),
+      ready_tsock("ready_tsock"),
       stats(std::string(this->name())),
       config_(config.wqe),
       icm_(icm),
@@ -26,6 +27,9 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
       buffer_full_(stats.add("buffer_full", "turns",
                              "scheduler turns taken while the next WQE read waited for WQE "
                              "buffer room")),
+      refused_(stats.add("refused_wqes", "WQEs",
+                         "WQEs the requester could not start yet (ORD full, a fence): their "
+                         "QP left the turns until the requester said it can go on")),
       fetch_latency_(stats.add_histogram(
           "fetch_latency_ns", "WQE batch: fetch start (QP context lookup) to the WQEs on chip")),
       wqes_buffered_(stats.add_occupancy(
@@ -38,6 +42,7 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
   decode_stage_.set_contention(!config.fast);
   doorbell_tsock.register_b_transport(this, &WqeFetcher::doorbell_b_transport);
   ctrl_tsock.register_b_transport(this, &WqeFetcher::ctrl_b_transport);
+  ready_tsock.register_b_transport(this, &WqeFetcher::ready_b_transport);
   buffer_.resize(size_t(std::max<uint32_t>(1, config.wqe.fetch_batch)) * kWqeBytes);
   SC_HAS_PROCESS(WqeFetcher);
   SC_THREAD(fetch_thread);
@@ -159,7 +164,7 @@ void WqeFetcher::fetch_ahead() {
     const bool all_issued = buffered_ + next_batch <= config_.cache_entries && top_up(qpn, q);
     // WQEs on chip (or on their way) make the QP eligible for the scheduler, even when its
     // later batches still wait for room: handing them on is what makes room.
-    if (!q.active && !q.buffered.empty()) {
+    if (!q.active && !q.stalled && !q.buffered.empty()) {
       q.active = true;
       round_robin_.push_back(&q);
     }
@@ -184,13 +189,34 @@ void WqeFetcher::discard(QueueState& q) {
   ++q.epoch;
   q.fetched = q.handed = q.producer;
   q.blueflame = false;  // a re-created QP's indices start again: an old WQE must not match
+  q.stalled = false;
+}
+
+void WqeFetcher::ready_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+  const SendQueueReady* ready = message_of<SendQueueReady>(gp);
+  if (!ready) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  auto it = queues_.find(ready->qpn);
+  if (it == queues_.end() || !it->second.stalled) return;
+  QueueState& q = it->second;
+  q.stalled = false;
+  if (!q.active && !q.buffered.empty()) {
+    q.active = true;
+    round_robin_.push_back(&q);
+  }
+  // The thread takes its next turn in the next delta cycle (it may be the caller: a read
+  // that ends inside a nested call of this thread's own hand-over).
+  doorbell_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void WqeFetcher::fetch_thread() {
   for (;;) {
     apply_due_doorbells();
     // Reads go out in doorbell order while the WQE buffer has room, ahead of the turns: a
-    // blocked requester must not hold the link idle.
+    // QP waiting for the requester must not hold the link idle.
     fetch_ahead();
     close_drained();
     if (round_robin_.empty()) {
@@ -216,7 +242,7 @@ void WqeFetcher::fetch_thread() {
     // Its next reads go out at once (the fetch-ahead list, in turn with the other QPs), so
     // they are read while the requester works on this batch.
     note_posted(q);
-    if (!q.buffered.empty()) {
+    if (!q.buffered.empty() && !q.stalled) {
       round_robin_.push_back(&q);
     } else {
       q.active = false;
@@ -316,30 +342,52 @@ void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
   const uint32_t epoch = q.epoch;
   bool last = false;
   while (!last && !q.buffered.empty() && q.epoch == epoch) {
-    // Copied into the message, then off the buffer before the requester runs (it may discard
-    // the QP's buffer): the WQE is copied once, not twice.
-    const FetchedWqe& f = q.buffered.front();
-    --buffered_;
-    last = f.last_of_batch;
-    if (last) --q.batches;
-    ++q.handed;
+    // Copied into the message, then off the buffer before the requester runs (a nested call
+    // may discard the QP's buffer): the WQE is copied once, and back only if refused.
+    FetchedWqe& front = q.buffered.front();
     WorkRequest work;
     work.qpn = qpn;
-    work.wqe_index = f.index;
-    work.wqe = f.wqe;
+    work.wqe_index = front.index;
+    work.wqe = front.wqe;
     work.context = q.context;
-    work.trace_id = f.trace_id;
-    const sc_core::sc_time ready = f.ready;
-    const sc_core::sc_time issued = f.issued;
-    q.buffered.pop_front();
-    // The WQE is decoded once its read is in; the requester executes it at that time.
+    work.trace_id = front.trace_id;
+    // The WQE is decoded once its read is in (once only, if it was refused before); the
+    // requester executes it at that time.
     const sc_core::sc_time now = sim_time(*this);
-    sc_core::sc_time d = decode_stage_.pass(ready > now ? ready : now) - now;
-    wqes_buffered_.down(now.value(), (now + d).value());
-    if (last) batches_outstanding_.down(now.value(), (now + d).value());
-    // The batch's DMA read and this WQE's decode (a context load is the QP-context unit's).
-    if (trace_.on()) trace_.slice("fetch", issued, now + d, work.trace_id);
+    if (!front.decoded) {
+      front.decoded_at = decode_stage_.pass(front.ready > now ? front.ready : now);
+      front.decoded = true;
+    }
+    FetchedWqe f;  // all but the WQE itself, which travels in `work`
+    f.index = front.index;
+    f.issued = front.issued;
+    f.ready = front.ready;
+    f.last_of_batch = front.last_of_batch;
+    f.trace_id = front.trace_id;
+    f.decoded = true;
+    f.decoded_at = front.decoded_at;
+    q.buffered.pop_front();
+    sc_core::sc_time d = f.decoded_at > now ? f.decoded_at - now : sc_core::SC_ZERO_TIME;
     send_message(pool_, work_isock, work, d);
+    const sc_core::sc_time handed_at = f.decoded_at > now ? f.decoded_at : now;
+    const bool discarded = q.epoch != epoch;  // the QP was re-created meanwhile
+    if (work.refused && !discarded) {
+      ++refused_;
+      f.wqe = work.wqe;
+      q.buffered.push_front(std::move(f));
+      q.stalled = true;
+      return;
+    }
+    // Handed on (or discarded): its buffer slot is free.
+    --buffered_;
+    wqes_buffered_.down(now.value(), handed_at.value());
+    last = f.last_of_batch;
+    if (last) batches_outstanding_.down(now.value(), handed_at.value());
+    if (discarded) return;
+    if (last) --q.batches;
+    ++q.handed;
+    // The batch's DMA read and this WQE's decode (a context load is the QP-context unit's).
+    if (trace_.on()) trace_.slice("fetch", f.issued, handed_at, work.trace_id);
   }
 }
 

@@ -16,7 +16,9 @@
 // - Scheduler: the QPs with WQEs on chip (or on their way) take turns round-robin, one batch
 //   per turn; a QP whose next batch is still being read keeps its place and lets the next QP
 //   with a WQE on chip go first.
-// A blocked Requester (ORD full, fence) holds the fetcher: backpressure.
+// - A WQE the Requester refuses (its QP's ORD is full, or a fence waits) stays in the buffer,
+//   decoded, and its QP leaves the turns until the Requester sends SendQueueReady; the other
+//   QPs go on meanwhile (no head-of-line blocking across QPs).
 #pragma once
 
 #include <array>
@@ -47,6 +49,7 @@ class WqeFetcher : public sc_core::sc_module {
   InitiatorSocket<WqeFetcher> dma_isock;      // WQE reads
   InitiatorSocket<WqeFetcher> context_isock;  // QP contexts (QpContext)
   InitiatorSocket<WqeFetcher> work_isock;     // decoded WQEs to the Requester
+  TargetSocket<WqeFetcher> ready_tsock;       // Requester: a QP that refused a WQE can go on
 
   struct Config {
     WqeConfig wqe;                                // wqe.*
@@ -70,6 +73,8 @@ class WqeFetcher : public sc_core::sc_module {
     sc_core::sc_time ready;   // its batch read completed
     bool last_of_batch = false;
     uint64_t trace_id = 0;    // its request's timeline id, given when it is fetched
+    bool decoded = false;     // refused once: decoded at `decoded_at`, not decoded again
+    sc_core::sc_time decoded_at;
   };
   struct QueueState {
     uint32_t qpn = 0;
@@ -81,6 +86,7 @@ class WqeFetcher : public sc_core::sc_module {
     bool active = false;         // in the round-robin list (has WQEs on chip)
     bool waiting_fetch = false;  // in the fetch-ahead list (has WQEs rung, not yet read)
     bool closing = false;  // QpClose: send the close marker once everything rung is handed on
+    bool stalled = false;  // its next WQE was refused: out of the turns until SendQueueReady
     bool blueflame = false;  // bf_wqe is WQE bf_index, written with its doorbell: no ring read
     uint32_t bf_index = 0;
     std::array<uint8_t, kWqeBytes> bf_wqe{};
@@ -100,6 +106,7 @@ class WqeFetcher : public sc_core::sc_module {
 
   void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void ready_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void fetch_thread();
   void apply_due_doorbells();
   // The QP's state, created on first use. Entries are never erased, so the lists below hold
@@ -118,7 +125,8 @@ class WqeFetcher : public sc_core::sc_module {
   // The position in round_robin_ of the first QP whose next WQE is on chip, or size() when
   // every one waits for a read (earliest_ready_ is then the first read to arrive).
   size_t next_turn();
-  // Hands the QP's next batch (what is buffered of it) to the Requester.
+  // Hands the QP's next batch (what is buffered of it) to the Requester; stops at a WQE the
+  // Requester refuses, which stays at the front of the buffer (the QP is then stalled).
   void hand_batch(uint32_t qpn, QueueState& queue);
   // Drops what is buffered for `queue` and forgets its posted WQEs.
   void discard(QueueState& queue);
@@ -146,6 +154,7 @@ class WqeFetcher : public sc_core::sc_module {
   Counter& fetch_reads_;
   Counter& bad_doorbells_;
   Counter& buffer_full_;
+  Counter& refused_;
   Histogram& fetch_latency_;
   Occupancy& wqes_buffered_;
   Occupancy& batches_outstanding_;

@@ -52,6 +52,14 @@ struct WorkRequest {
   QpcEntry context;
   uint64_t trace_id = 0;  // the request's timeline id (tlm/trace.h); 0 = none
   bool close = false;     // no WQE: the QP's close marker, behind its last WQE (QpClose)
+  // Set by the Requester: the WQE cannot start now (ORD full, a fence) and was not taken. It
+  // stays in the fetcher's WQE buffer; a SendQueueReady says when the QP can go on.
+  bool refused = false;
+};
+
+// Requester -> WqeFetcher: QP `qpn`, which refused a WQE, can take it now.
+struct SendQueueReady {
+  uint32_t qpn = 0;
 };
 
 // Responder -> Requester of the same device: the QP went to the error state.
