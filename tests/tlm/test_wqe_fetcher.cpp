@@ -67,6 +67,41 @@ struct FetchBench {
     w.sge[1] = {0x20000 + wr_id, 32, make_token(2, 1)};
     memory.put(ring + uint64_t(slot) * kWqeBytes, w, kWqeBytes);
   }
+  // A requester busy `per_wqe` with each WQE it takes: it refuses WQEs meanwhile and says
+  // when it can go on (SendQueueReady), as the real one does for a QP at its ORD.
+  void slow_requester(sc_core::sc_time per_wqe) {
+    requester.on_message = [this, per_wqe](WorkRequest& w, sc_core::sc_time& delay) {
+      const sc_core::sc_time start = sc_core::sc_time_stamp() + delay;
+      if (start < busy_until) {
+        w.refused = true;
+        refused_qps.push_back(w.qpn);
+        free_again.notify(busy_until - sc_core::sc_time_stamp());
+        return;
+      }
+      busy_until = start + per_wqe;
+    };
+    requester_ready.script = [this] {
+      for (;;) {
+        sc_core::wait(free_again);
+        std::vector<uint32_t> qps;
+        qps.swap(refused_qps);
+        for (uint32_t qpn : qps) {
+          SendQueueReady ready{qpn};
+          requester_ready.send(ready);
+        }
+      }
+    };
+  }
+  sc_core::sc_time busy_until;
+  std::vector<uint32_t> refused_qps;
+  sc_core::sc_event free_again;
+  // The WQEs the requester took, in order (refused tries left out).
+  std::vector<MessageSink<WorkRequest>::Received> taken() const {
+    std::vector<MessageSink<WorkRequest>::Received> out;
+    for (const auto& r : requester.received)
+      if (!r.message.refused) out.push_back(r);
+    return out;
+  }
   std::vector<MemoryStub::Access> wqe_reads() const {
     std::vector<MemoryStub::Access> out;
     for (const auto& a : memory.log)
@@ -231,10 +266,7 @@ namespace {
 // 500 ns; the requester is busy 1 us with each WQE it takes (as one whose ORD is full).
 void ring_one_wqe_each(FetchBench& t, uint32_t n) {
   t.memory.read_latency = sc_core::sc_time(500, sc_core::SC_NS);
-  t.requester.on_message = [](WorkRequest&, sc_core::sc_time& delay) {
-    sc_core::wait(delay + sc_core::sc_time(1, sc_core::SC_US));
-    delay = sc_core::SC_ZERO_TIME;
-  };
+  t.slow_requester(sc_core::sc_time(1, sc_core::SC_US));
   for (uint32_t qpn = 1; qpn <= n; ++qpn) {
     const uint64_t ring = kRing + qpn * 0x1000;
     t.create_qp(qpn, 4, 1, ring);
@@ -255,15 +287,16 @@ TEST_CASE("wqe fetcher: reads of QPs waiting their turn go out before a busy req
           "[tlm][fetcher]") {
   FetchBench t(4);
   ring_one_wqe_each(t, 4);
-  REQUIRE(t.requester.size() == 4);
-  for (uint32_t i = 0; i < 4; ++i) CHECK(t.requester[i].wqe.wr_id == 101 + i);  // round-robin
+  const auto taken = t.taken();
+  REQUIRE(taken.size() == 4);
+  for (uint32_t i = 0; i < 4; ++i) CHECK(taken[i].message.wqe.wr_id == 101 + i);  // round-robin
   const auto reads = t.wqe_reads();
   REQUIRE(reads.size() == 4);
   // All four ring reads were issued before the first WQE reached the requester (500 ns): one
   // read latency covers them all, where handing QP 1's batch first would space them 1.5 us.
   for (const auto& read : reads) CHECK(read.at < sc_core::sc_time(500, sc_core::SC_NS));
   // Spaced by the requester's 1 us and the decode alone, not by another read's 500 ns.
-  const sc_core::sc_time spread = t.requester.received[3].at - t.requester.received[0].at;
+  const sc_core::sc_time spread = taken[3].at - taken[0].at;
   CHECK(spread >= sc_core::sc_time(3, sc_core::SC_US));
   CHECK(spread < sc_core::sc_time(3100, sc_core::SC_NS));
 }
@@ -271,7 +304,7 @@ TEST_CASE("wqe fetcher: reads of QPs waiting their turn go out before a busy req
 TEST_CASE("wqe fetcher: reads ahead stop at the WQE buffer's size", "[tlm][fetcher]") {
   FetchBench t(1, 2);  // two WQE buffer entries
   ring_one_wqe_each(t, 4);
-  REQUIRE(t.requester.size() == 4);
+  REQUIRE(t.taken().size() == 4);
   const auto reads = t.wqe_reads();
   REQUIRE(reads.size() == 4);
   CHECK(reads[0].at < sc_core::sc_time(500, sc_core::SC_NS));
@@ -318,10 +351,7 @@ TEST_CASE("wqe fetcher: a re-created QP forgets a BlueFlame WQE it had not used"
   t.create_qp(kQpn, 8);
   for (uint32_t i = 0; i < 3; ++i) t.post(i, 600 + i);
   // The requester takes 2 us per WQE, so the QP is re-created before WQE 2 is fetched.
-  t.requester.on_message = [](WorkRequest&, sc_core::sc_time& delay) {
-    sc_core::wait(delay + sc_core::sc_time(2, sc_core::SC_US));
-    delay = sc_core::SC_ZERO_TIME;
-  };
+  t.slow_requester(sc_core::sc_time(2, sc_core::SC_US));
   Wqe stale;
   stale.opcode = WqeOpcode::Write;
   stale.wr_id = 999;
@@ -339,7 +369,7 @@ TEST_CASE("wqe fetcher: a re-created QP forgets a BlueFlame WQE it had not used"
   };
   run_simulation();
   std::vector<uint64_t> ids;
-  for (size_t i = 0; i < t.requester.size(); ++i) ids.push_back(t.requester[i].wqe.wr_id);
+  for (const auto& r : t.taken()) ids.push_back(r.message.wqe.wr_id);
   REQUIRE(!ids.empty());
   CHECK(ids.back() == 702);  // the new ring's WQE 2, read by DMA
   for (uint64_t id : ids) CHECK(id != 999);

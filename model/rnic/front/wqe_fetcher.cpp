@@ -45,10 +45,10 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
   ready_tsock.register_b_transport(this, &WqeFetcher::ready_b_transport);
   buffer_.resize(size_t(std::max<uint32_t>(1, config.wqe.fetch_batch)) * kWqeBytes);
   SC_HAS_PROCESS(WqeFetcher);
-  SC_THREAD(fetch_thread);
-  // Fast mode: the whole read (request, remote service, response, landing, completion) can
-  // run as nested calls on this thread's stack.
-  if (config.fast) set_stack_size(4u << 20);
+  // A method: nothing it calls waits (the requester refuses what it cannot start), so the
+  // kernel runs it without a thread switch. In fast mode a whole read (request, remote
+  // service, response, landing, completion) runs as nested calls below it.
+  SC_METHOD(fetch);
 }
 
 void WqeFetcher::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -207,12 +207,12 @@ void WqeFetcher::ready_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_tim
     q.active = true;
     round_robin_.push_back(&q);
   }
-  // The thread takes its next turn in the next delta cycle (it may be the caller: a read
-  // that ends inside a nested call of this thread's own hand-over).
+  // The fetcher takes its next turn in the next delta cycle (it may be the caller: a read
+  // that ends inside a nested call of its own hand-over).
   doorbell_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void WqeFetcher::fetch_thread() {
+void WqeFetcher::fetch() {
   for (;;) {
     apply_due_doorbells();
     // Reads go out in doorbell order while the WQE buffer has room, ahead of the turns: a
@@ -220,16 +220,16 @@ void WqeFetcher::fetch_thread() {
     fetch_ahead();
     close_drained();
     if (round_robin_.empty()) {
-      wait(doorbell_event_);
-      continue;
+      next_trigger(doorbell_event_);
+      return;
     }
     // The scheduler's turn: QPs with WQEs on chip, round-robin, one batch each. A QP whose
     // next batch is still being read keeps its place but does not hold the turn: the first
     // QP with a WQE on chip takes it (no head-of-line wait behind a read in flight).
     const size_t turn = next_turn();
     if (turn == round_robin_.size()) {
-      wait(earliest_ready_ - sim_time(*this), doorbell_event_);
-      continue;
+      next_trigger(earliest_ready_ - sim_time(*this), doorbell_event_);
+      return;
     }
     QueueState& q = *round_robin_[turn];
     // Usually the front's turn: pop_front is O(1) where deque::erase is a general move.

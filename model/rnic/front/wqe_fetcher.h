@@ -107,7 +107,9 @@ class WqeFetcher : public sc_core::sc_module {
   void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ready_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void fetch_thread();
+  // Takes turns until every QP waits (a WQE read, a doorbell, the requester), then sets its
+  // next trigger.
+  void fetch();
   void apply_due_doorbells();
   // The QP's state, created on first use. Entries are never erased, so the lists below hold
   // pointers to them (an unordered_map keeps its elements in place): no lookup per turn.
