@@ -186,7 +186,8 @@ bool Requester::can_start(QpState& qp, const QpcEntry& context, const Wqe& wqe) 
 }
 
 bool Requester::wait_over(const QpState& qp) {
-  return qp.reads_outstanding < qp.wait_reads_below && !(qp.wait_all_done && qp.queue.any_running());
+  return qp.reads_outstanding < qp.wait_reads_below &&
+         !(qp.wait_all_done && qp.queue.any_running());
 }
 
 void Requester::note_progress(QpState& qp) {
