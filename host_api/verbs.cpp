@@ -510,7 +510,11 @@ size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max,
   }
   if (n) {
     info.armed = false;
-    s.cpu.mmio_write64(bar::kCqDoorbell + uint64_t(cq) * bar::kRegisterStride, info.consumer);
+    // The consumer index goes to the CQ context in host memory (a CPU store, no MMIO): the
+    // device reads it only when the ring looks full.
+    uint8_t index[4];
+    CqcEntry::encode_consumer(info.consumer, index);
+    s.cpu.mem_write(s.icm.cqc_addr(cq) + CqcEntry::kConsumerOffset, index, 4);
   }
   return n;
 }

@@ -138,6 +138,41 @@ TEST_CASE("completion engine: a full ring sets the overflow flag and writes noth
   CHECK(counter(t.engine.stats, "completions") == 2);
 }
 
+TEST_CASE("completion engine: a ring that looks full reads the consumer index the driver "
+          "stored in the CQ context, and overflows only if it is full by that",
+          "[tlm][cq]") {
+  CompletionBench t;
+  t.create_cq(1, 2);
+  t.requester.script = [&] {
+    for (uint64_t id = 1; id <= 2; ++id) {
+      CompletionRecord r = CompletionBench::record(1, id);
+      t.requester.send(r);
+    }
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));
+    // The driver took both and stored its consumer index (a CPU store, no doorbell).
+    uint8_t index[4];
+    CqcEntry::encode_consumer(2, index);
+    t.memory.write(t.icm.cqc_addr(1) + CqcEntry::kConsumerOffset, index, 4);
+    for (uint64_t id = 3; id <= 5; ++id) {
+      CompletionRecord r = CompletionBench::record(1, id);
+      t.requester.send(r);
+    }
+  };
+  run_simulation();
+  CHECK(t.slot(0).wr_id == 3);  // the second pass over the ring
+  CHECK(t.slot(1).wr_id == 4);
+  CHECK(t.ring_writes().size() == 4);
+  CHECK(counter(t.engine.stats, "completions") == 4);
+  CHECK(counter(t.engine.stats, "overflows") == 1);  // entry 5: full by index 2 as well
+  // Read when entry 3 found the ring full by index 0, and again for entry 5.
+  CHECK(counter(t.engine.stats, "consumer_reads") == 2);
+  const uint64_t index_address = t.icm.cqc_addr(1) + CqcEntry::kConsumerOffset;
+  size_t index_reads = 0;
+  for (const auto& a : t.memory.accesses(tlm::TLM_READ_COMMAND))
+    if (a.address == index_address && a.length == 4) ++index_reads;
+  CHECK(index_reads == 2);
+}
+
 TEST_CASE("completion engine: entries for a CQ that does not exist are counted, not written",
           "[tlm][cq]") {
   CompletionBench t;

@@ -17,7 +17,9 @@ namespace bar {
 
 constexpr uint64_t kSqDoorbell = 0x000000;     // + qpn * 8: send-queue producer index
 constexpr uint64_t kRqDoorbell = 0x100000;     // + qpn * 8: receive-queue producer index
-// + cqn * 8: completion-queue consumer index (bits 0-31). With kCqArm set, the write also asks
+// + cqn * 8: completion-queue consumer index (bits 0-31; a driver may instead store it in the
+// CQ context, CqcEntry::consumer, which the device reads when the ring looks full). With
+// kCqArm set, the write also asks
 // for one interrupt (NDK INDCompletionQueue::Notify, ibv_req_notify_cq): at the next entry, or
 // at once if the ring already holds entries past that consumer index. One-shot: the interrupt
 // disarms the CQ, and a CQ never armed sends none.

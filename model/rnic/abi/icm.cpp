@@ -113,6 +113,11 @@ void CqcEntry::encode(uint8_t* out) const {
   out[2] = retired;
   put_le<uint32_t>(out + 4, depth);
   put_le<uint64_t>(out + 8, ring_base);
+  put_le<uint32_t>(out + kConsumerOffset, consumer);
+}
+
+void CqcEntry::encode_consumer(uint32_t consumer, uint8_t* out) {
+  put_le<uint32_t>(out, consumer);
 }
 
 CqcEntry CqcEntry::decode(const uint8_t* in) {
@@ -122,6 +127,7 @@ CqcEntry CqcEntry::decode(const uint8_t* in) {
   e.retired = in[2];
   e.depth = get_le<uint32_t>(in + 4);
   e.ring_base = get_le<uint64_t>(in + 8);
+  e.consumer = get_le<uint32_t>(in + kConsumerOffset);
   return e;
 }
 

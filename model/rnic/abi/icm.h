@@ -106,9 +106,15 @@ struct CqcEntry {
   uint8_t retired = 0;     // the driver closed the CQ: the number was in use (table scans go on)
   uint64_t ring_base = 0;  // physical address of the ring (contiguous)
   uint32_t depth = 0;      // entries
+  // The driver's consumer index, stored by the CPU after each poll (a doorbell record, as
+  // mlx5's set_ci_db): the device reads it when the ring looks full, no MMIO per poll.
+  uint32_t consumer = 0;
 
   static constexpr uint32_t kOverflowOffset = 1;
+  static constexpr uint32_t kConsumerOffset = 16;
   void encode(uint8_t* out) const;  // kCqcEntryBytes
+  // The 4 bytes at kConsumerOffset, as the driver stores them after a poll.
+  static void encode_consumer(uint32_t consumer, uint8_t* out);
   static CqcEntry decode(const uint8_t* in);
 };
 

@@ -21,6 +21,9 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const Config& c
       errors_(stats.add("error_completions", "entries", "entries with a non-success status")),
       overflows_(stats.add("overflows", "entries", "entries lost to a full CQ (flagged)")),
       bad_cq_(stats.add("bad_cq", "entries", "entries for a CQ that does not exist")),
+      consumer_reads_(stats.add("consumer_reads", "reads",
+                                "reads of a CQ's consumer index from its context in host "
+                                "memory, when the ring looked full by the last one known")),
       interrupts_(stats.add("interrupts", "messages", "interrupt messages (MSI-X writes) sent")),
       immediate_interrupts_(
           stats.add("immediate_interrupts", "messages",
@@ -142,6 +145,16 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
     return;
   }
   CqState& cq = cqs_[record.cqn];
+  if (cq.producer - cq.consumer >= cqc->depth) {
+    // Full by the last consumer index the engine knows (an arm carries one): read the
+    // driver's current one from its CQ context before calling it an overflow.
+    uint8_t raw[4];
+    ++consumer_reads_;
+    if (dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND,
+                     icm_.cqc_addr(record.cqn) + CqcEntry::kConsumerOffset, raw, 4,
+                     DmaSource::Completion, delay))
+      cq.consumer = get_le<uint32_t>(raw);
+  }
   if (cq.producer - cq.consumer >= cqc->depth) {
     ++overflows_;
     uint8_t flag = 1;

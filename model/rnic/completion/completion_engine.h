@@ -79,6 +79,7 @@ class CompletionEngine : public sc_core::sc_module {
   Counter& errors_;
   Counter& overflows_;
   Counter& bad_cq_;
+  Counter& consumer_reads_;
   Counter& interrupts_;
   Counter& immediate_interrupts_;
   Counter& interrupt_errors_;

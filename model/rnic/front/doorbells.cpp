@@ -19,7 +19,9 @@ Doorbells::Doorbells(sc_core::sc_module_name name, const Config& config)
       clock_(config.clock_mhz),
       decode_stage_(clock_, config.decode_cycles, config.decode_ii_cycles),
       sq_doorbells_(stats.add("sq_doorbells", "writes", "send-queue doorbells")),
-      cq_doorbells_(stats.add("cq_doorbells", "writes", "CQ consumer-index updates")),
+      cq_doorbells_(stats.add("cq_doorbells", "writes",
+                              "CQ doorbells: consumer-index updates and arms (the host API "
+                              "stores the index in the CQ context and rings only to arm)")),
       cq_arms_(stats.add("cq_arms", "writes",
                          "of the CQ doorbells, requests for an interrupt (bar::kCqArm)")),
       rq_doorbells_(stats.add("rq_doorbells", "writes", "receive-queue doorbells")),
