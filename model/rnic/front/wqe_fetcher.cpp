@@ -342,8 +342,7 @@ void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
   const uint32_t epoch = q.epoch;
   bool last = false;
   while (!last && !q.buffered.empty() && q.epoch == epoch) {
-    // Copied into the message, then off the buffer before the requester runs (a nested call
-    // may discard the QP's buffer): the WQE is copied once, and back only if refused.
+    // Copied into the message; it leaves the buffer only if the requester takes it.
     FetchedWqe& front = q.buffered.front();
     WorkRequest work;
     work.qpn = qpn;
@@ -358,36 +357,28 @@ void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
       front.decoded_at = decode_stage_.pass(front.ready > now ? front.ready : now);
       front.decoded = true;
     }
-    FetchedWqe f;  // all but the WQE itself, which travels in `work`
-    f.index = front.index;
-    f.issued = front.issued;
-    f.ready = front.ready;
-    f.last_of_batch = front.last_of_batch;
-    f.trace_id = front.trace_id;
-    f.decoded = true;
-    f.decoded_at = front.decoded_at;
-    q.buffered.pop_front();
-    sc_core::sc_time d = f.decoded_at > now ? f.decoded_at - now : sc_core::SC_ZERO_TIME;
+    const sc_core::sc_time handed_at = front.decoded_at > now ? front.decoded_at : now;
+    const sc_core::sc_time issued = front.issued;
+    last = front.last_of_batch;
+    sc_core::sc_time d = handed_at - now;
     send_message(pool_, work_isock, work, d);
-    const sc_core::sc_time handed_at = f.decoded_at > now ? f.decoded_at : now;
-    const bool discarded = q.epoch != epoch;  // the QP was re-created meanwhile
-    if (work.refused && !discarded) {
+    // A QP re-created meanwhile (a nested call) dropped its buffer, `front` with it.
+    if (q.epoch != epoch) return;
+    if (work.refused) {
       ++refused_;
-      f.wqe = work.wqe;
-      q.buffered.push_front(std::move(f));
       q.stalled = true;
       return;
     }
-    // Handed on (or discarded): its buffer slot is free.
+    q.buffered.pop_front();
     --buffered_;
     wqes_buffered_.down(now.value(), handed_at.value());
-    last = f.last_of_batch;
-    if (last) batches_outstanding_.down(now.value(), handed_at.value());
-    if (discarded) return;
-    if (last) --q.batches;
+    if (last) {
+      --q.batches;
+      batches_outstanding_.down(now.value(), handed_at.value());
+    }
     ++q.handed;
     // The batch's DMA read and this WQE's decode (a context load is the QP-context unit's).
-    if (trace_.on()) trace_.slice("fetch", f.issued, handed_at, work.trace_id);
+    if (trace_.on()) trace_.slice("fetch", issued, handed_at, work.trace_id);
   }
 }
 
