@@ -61,8 +61,15 @@ TEST_CASE("non-blocking cache: bounded, LRU within a set", "[unit][cache]") {
   cache.insert(0, 0);
   cache.insert(2, 2);
   CHECK(cache.lookup(0, 0).outcome == Outcome::Hit);  // 0 most recently used
-  cache.insert(4, 4);                                 // same set: evicts 2
+  NonBlockingCache<int>::Eviction lost;
+  cache.insert(4, 4, 0, &lost);  // same set: evicts 2, and says so (key and value)
+  CHECK(lost.happened);
+  CHECK(lost.key == 2);
+  CHECK(lost.value == 2);
   CHECK(cache.evictions() == 1);
+  NonBlockingCache<int>::Eviction none;
+  cache.insert(1, 1, 0, &none);  // the other set has room
+  CHECK_FALSE(none.happened);
   CHECK(cache.lookup(2, 0).outcome == Outcome::Miss);
   CHECK(cache.lookup(0, 0).outcome == Outcome::Hit);
   CHECK(cache.lookup(4, 0).outcome == Outcome::Hit);

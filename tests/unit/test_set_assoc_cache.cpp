@@ -19,8 +19,12 @@ TEST_CASE("set-assoc cache evicts the least recently used line of the set", "[un
   cache.insert(1, 101);
   cache.insert(3, 103);
   REQUIRE(cache.lookup(0) != nullptr);  // 0 becomes most recent: 2 is the LRU of set 0
-  cache.insert(4, 104);
+  SetAssocCache<int>::Eviction lost;
+  cache.insert(4, 104, &lost);
   CHECK(cache.lookup(2) == nullptr);
+  CHECK(lost.happened);
+  CHECK(lost.key == 2);
+  CHECK(lost.value == 102);
   REQUIRE(cache.lookup(0) != nullptr);
   CHECK(*cache.lookup(0) == 100);
   REQUIRE(cache.lookup(4) != nullptr);
@@ -31,7 +35,9 @@ TEST_CASE("set-assoc cache evicts the least recently used line of the set", "[un
   REQUIRE(cache.lookup(3) != nullptr);
   CHECK(cache.evictions() == 1);
   // Overwriting a present key evicts nothing.
-  cache.insert(4, 204);
+  SetAssocCache<int>::Eviction none;
+  cache.insert(4, 204, &none);
+  CHECK_FALSE(none.happened);
   CHECK(*cache.lookup(4) == 204);
   CHECK(cache.evictions() == 1);
 }

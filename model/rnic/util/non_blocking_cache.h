@@ -62,9 +62,21 @@ class NonBlockingCache {
   }
   void end_miss(uint64_t done_ps) { free_at_.push(done_ps); }
 
-  // Enters `key`, usable from `ready_ps` on (0: at once, e.g. a write-through update).
-  Value& insert(uint64_t key, const Value& value, uint64_t ready_ps = 0) {
-    return lines_.insert(key, Line{value, ready_ps}).value;
+  // What an insert pushed out: the key and the value of the line it evicted.
+  struct Eviction {
+    bool happened = false;
+    uint64_t key = 0;
+    Value value{};
+  };
+  // Enters `key`, usable from `ready_ps` on (0: at once, e.g. a write-through update); the
+  // line it evicts, if any, goes to `eviction`.
+  Value& insert(uint64_t key, const Value& value, uint64_t ready_ps = 0,
+                Eviction* eviction = nullptr) {
+    if (!eviction) return lines_.insert(key, Line{value, ready_ps}).value;
+    typename SetAssocCache<Line>::Eviction lost;
+    Value& entered = lines_.insert(key, Line{value, ready_ps}, &lost).value;
+    *eviction = Eviction{lost.happened, lost.key, lost.value.value};
+    return entered;
   }
   // Enters `key` only if absent (neighbours brought in by a line fill keep newer copies).
   void insert_if_absent(uint64_t key, const Value& value, uint64_t ready_ps) {

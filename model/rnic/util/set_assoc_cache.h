@@ -38,8 +38,16 @@ class SetAssocCache {
     return &line.value;
   }
 
-  // Inserts or overwrites; evicts the least recently used line of the set when full.
-  Value& insert(uint64_t key, const Value& value) {
+  // What an insert pushed out of the cache.
+  struct Eviction {
+    bool happened = false;
+    uint64_t key = 0;
+    Value value{};
+  };
+
+  // Inserts or overwrites; evicts the least recently used line of the set when full, and
+  // reports it in `eviction` if given (a write-back cache needs the line it lost).
+  Value& insert(uint64_t key, const Value& value, Eviction* eviction = nullptr) {
     const size_t at = find(key);
     if (at != kNone) {
       Line& line = lines_[at];
@@ -60,6 +68,7 @@ class SetAssocCache {
     if (line.valid) {
       if (indexed_) index_.erase(line.key);
       ++evictions_;
+      if (eviction) *eviction = Eviction{true, line.key, line.value};
     }
     line.valid = true;
     line.key = key;
