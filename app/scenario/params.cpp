@@ -141,6 +141,10 @@ std::vector<ParamDef> build_table() {
        RNIC_PARAM_FIELD(rnic.context.cqc.max_outstanding_misses)},
       {"context.lookup_cycles", "cycles", "latency of a QPC or CQC cache hit", Kind::Integer, 0,
        kMaxCycles, Rule::Range, RNIC_PARAM_FIELD(rnic.context.lookup_cycles)},
+      {"context.write_back", "bool",
+       "an evicted QPC or CQC entry writes its running state back to host memory (1), or "
+       "every QP's running state stays on chip at no cost (0)",
+       Kind::Integer, 0, 1, Rule::Range, RNIC_PARAM_FIELD(rnic.context.write_back)},
       {"wqe.fetch_batch", "WQEs", "WQEs fetched per DMA read when that many are posted",
        Kind::Integer, 1, 64, Rule::Range, RNIC_PARAM_FIELD(rnic.wqe.fetch_batch)},
       {"wqe.prefetch_depth", "batches",

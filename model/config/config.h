@@ -71,6 +71,10 @@ struct QpContextConfig {
   ContextCacheConfig qpc{1024, 8, 8};
   ContextCacheConfig cqc{256, 8, 4};
   uint32_t lookup_cycles = 2;  // latency of a hit (QPC or CQC)
+  // An evicted entry's running state (ring indices, PSNs) is written back to its table by a
+  // posted DMA write, as a write-back context cache must; false keeps every QP's running
+  // state on chip at no cost (an upper bound for the QP-scaling curve).
+  bool write_back = true;
 };
 
 struct WqeConfig {

@@ -2,6 +2,8 @@
 // End-to-end RDMA read through the real units of two nodes: bytes, statuses and counters.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "support/two_nodes.h"
@@ -158,18 +160,26 @@ TEST_CASE("a polling driver takes no interrupt, one that arms takes one per arm,
   CHECK(arms == 2);
 }
 
+namespace {
+// B's source buffer as a remote-readable MR: a window is bound to one QP, and the tests below
+// read from several.
+host::MrHandle remote_readable_source(TwoNodes& t) {
+  host::MrHandle source = 0;
+  REQUIRE(t.b.CreateMr(t.pd_b, false, &source) == STATUS_SUCCESS);
+  REQUIRE(t.b.RegisterMr(source, t.src, 0, 65536,
+                         NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ) ==
+          STATUS_SUCCESS);
+  return source;
+}
+}  // namespace
+
 TEST_CASE("a QP waiting at its ORD does not hold another QP's reads (no head-of-line blocking)",
           "[tlm][read]") {
   TwoNodes t;
   std::vector<NDK_RESULT_EX> done;
   t.run([&] {
     t.setup();
-    // The source as a remote-readable MR (a window is bound to one QP; two QPs read here).
-    host::MrHandle source = 0;
-    REQUIRE(t.b.CreateMr(t.pd_b, false, &source) == STATUS_SUCCESS);
-    REQUIRE(t.b.RegisterMr(source, t.src, 0, 65536,
-                           NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ) ==
-            STATUS_SUCCESS);
+    const host::MrHandle source = remote_readable_source(t);
     // A second connection whose ORD is 1, sharing A's CQ.
     host::QpHandle slow_a = 0, slow_b = 0;
     REQUIRE(t.a.CreateQp(t.pd_a, t.cq_a, 64, 64, 1, 1, 0x51, &slow_a) == STATUS_SUCCESS);
@@ -202,4 +212,66 @@ TEST_CASE("a QP waiting at its ORD does not hold another QP's reads (no head-of-
     if (owner == "A.rnic.fetcher" && c.name == "refused_wqes") refused = c.value;
   });
   CHECK(refused >= 1);
+}
+
+TEST_CASE("QP contexts that do not fit the cache are written back on eviction, the driver's "
+          "words intact",
+          "[tlm][read]") {
+  SystemConfig config;
+  config.rnic.context.qpc = {2, 2, 2};  // one set of two: four busy QPs evict each other
+  config.rnic.qp.max_qps = 64;
+  TwoNodes t(config);
+  constexpr uint32_t kQps = 4;
+  constexpr uint32_t kRounds = 3;
+  t.run([&] {
+    t.setup();
+    const host::MrHandle source = remote_readable_source(t);
+    std::vector<host::QpHandle> qps{t.qp_a};
+    for (uint32_t i = 1; i < kQps; ++i) {
+      host::QpHandle qa = 0, qb = 0;
+      REQUIRE(t.a.CreateQp(t.pd_a, t.cq_a, 64, 64, 16, 16, 0x60 + i, &qa) == STATUS_SUCCESS);
+      REQUIRE(t.b.CreateQp(t.pd_b, t.cq_b, 64, 64, 16, 16, 0x70 + i, &qb) == STATUS_SUCCESS);
+      REQUIRE(host::Adapter::Connect(t.a, qa, t.b, qb) == STATUS_SUCCESS);
+      qps.push_back(qa);
+    }
+    const uint32_t token = t.b.GetRemoteTokenFromMr(source);
+    const uint64_t va = t.b.ObjectBaseVa(source);
+    // QP k reads 64 B at source offset 1000 * (round + 1) + 64 * k into sink offset 64 * k,
+    // one read at a time, QPs taken round-robin: every lookup misses once the QPs cycle.
+    for (uint32_t round = 0; round < kRounds; ++round) {
+      for (uint32_t k = 0; k < kQps; ++k) {
+        NDK_SGE sge{t.a.ObjectBaseVa(t.mr_a) + 64 * k, 64, t.a.GetLocalTokenFromMr(t.mr_a)};
+        const uint64_t offset = 1000 * (round + 1) + 64 * k;
+        REQUIRE(t.a.NdkRead(qps[k], k, &sge, 1, va + offset, token, 0) == STATUS_SUCCESS);
+        const NDK_RESULT_EX r = TwoNodes::next(t.a, t.cq_a);
+        CHECK(r.Status == STATUS_SUCCESS);
+        const std::vector<uint8_t> got = t.sink_bytes(64 * kQps);
+        for (uint32_t i = 0; i < 64; ++i) REQUIRE(got[64 * k + i] == uint8_t(offset + i));
+      }
+    }
+  });
+  std::map<std::string, uint64_t> stats;
+  t.system.visit_stats([&](const std::string& owner, const Counter& c) {
+    if (owner.find(".rnic.context") != std::string::npos) stats[owner + "." + c.name] = c.value;
+  });
+  for (const char* node : {"A", "B"}) {
+    INFO("node " << node);
+    const std::string unit = std::string(node) + ".rnic.context.";
+    CHECK(stats[unit + "qpc_evictions"] >= kQps * (kRounds - 1));
+    CHECK(stats[unit + "qpc_write_backs"] == stats[unit + "qpc_evictions"]);
+  }
+  // Every QP's context in A's table still holds what the driver wrote at Connect.
+  const IcmLayout icm = IcmLayout::from(t.config.rnic.qp);
+  uint32_t connected = 0;
+  for (uint32_t qpn = 0; qpn < icm.qpc_entries; ++qpn) {
+    uint8_t raw[kQpcEntryBytes];
+    REQUIRE(t.system.node(0).cpu.mem_read(icm.qpc_addr(qpn), raw, kQpcEntryBytes));
+    const QpcEntry q = QpcEntry::decode(raw);
+    if (!q.valid) continue;
+    ++connected;
+    CHECK(q.connected == 1);
+    CHECK(q.peer_node == 1);
+    CHECK(q.sq_depth == 64);
+  }
+  CHECK(connected == kQps);
 }

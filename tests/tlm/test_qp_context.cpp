@@ -176,3 +176,60 @@ TEST_CASE("qp context: CQ contexts, numbers outside the tables are refused", "[t
   CHECK(counter(t.unit.stats, "cqc_misses_completion") == 1);
   CHECK(t.memory.count(tlm::TLM_READ_COMMAND) == 1);
 }
+
+namespace {
+// QPs 0, 1 and 2 through one set of two: the lookup of QP 2 evicts QP 0 (LRU). Each entry's
+// running-state words are told apart (QP n: n * 16 + i), and QP 0's are cleared in memory
+// once its fill is in, so a write-back shows by restoring them.
+void evict_one(bool write_back) {
+  QpContextConfig config = ContextBench::config(2, 2, 4);
+  config.write_back = write_back;
+  ContextBench t(config);
+  for (uint32_t qpn = 0; qpn < 3; ++qpn) {
+    QpcEntry q;
+    q.valid = 1;
+    q.pd = 100 + qpn;
+    for (uint32_t i = 0; i < QpcEntry::kRunningBytes; ++i) q.running[i] = uint8_t(qpn * 16 + i);
+    t.memory.put(t.icm.qpc_addr(qpn), q, kQpcEntryBytes);
+  }
+  const uint64_t words = t.icm.qpc_addr(0) + QpcEntry::kRunningOffset;
+  sc_time evicted_at;
+  t.engine.script = [&] {
+    sc_time at = t.lookup(0, ContextRole::Fetcher, sc_time(0, SC_NS));
+    at = t.lookup(1, ContextRole::Responder, at);
+    const std::vector<uint8_t> zeros(QpcEntry::kRunningBytes, 0);
+    t.memory.write(words, zeros.data(), zeros.size());
+    evicted_at = t.lookup(2, ContextRole::Fetcher, at);
+  };
+  run_simulation();
+  CHECK(counter(t.unit.stats, "qpc_evictions") == 1);
+  CHECK(t.memory.count(tlm::TLM_READ_COMMAND) == 3);
+  if (!write_back) {
+    CHECK(t.memory.count(tlm::TLM_WRITE_COMMAND) == 0);
+    CHECK(counter(t.unit.stats, "qpc_write_backs") == 0);
+    CHECK(t.memory.byte(words) == 0);
+    return;
+  }
+  CHECK(counter(t.unit.stats, "qpc_write_backs") == 1);
+  REQUIRE(t.memory.count(tlm::TLM_WRITE_COMMAND) == 1);
+  const MemoryStub::Access& write = t.memory.log.back();
+  CHECK(write.command == tlm::TLM_WRITE_COMMAND);
+  // The victim's own words, never the driver's (bytes 0..51 of its entry), when the fill
+  // that takes its place is in.
+  CHECK(write.address == words);
+  CHECK(write.length == QpcEntry::kRunningBytes);
+  CHECK(write.source == DmaSource::ContextTable);
+  CHECK(write.at == evicted_at);
+  const std::vector<uint8_t> back = t.memory.read(words, QpcEntry::kRunningBytes);
+  for (uint32_t i = 0; i < QpcEntry::kRunningBytes; ++i) CHECK(back[i] == i);
+}
+}  // namespace
+
+TEST_CASE("qp context: an evicted entry writes its running state back, only those words",
+          "[tlm][context]") {
+  evict_one(true);
+}
+TEST_CASE("qp context: with context.write_back off an eviction writes nothing",
+          "[tlm][context]") {
+  evict_one(false);
+}

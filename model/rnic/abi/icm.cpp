@@ -67,7 +67,11 @@ MptEntry MptEntry::decode(const uint8_t* in) {
 }
 
 // QPC layout: 0 valid 1 connected 2 closed 3 retired 4 pd 8 cqn 12 sq_depth 16 sq_base 24 rq_base 32 rq_depth
-// 36 ord 40 ird 44 peer_node 48 peer_qpn
+// 36 ord 40 ird 44 peer_node 48 peer_qpn 52 running state (12 bytes, the device's)
+static_assert(QpcEntry::kRunningOffset + QpcEntry::kRunningBytes <= kQpcEntryBytes);
+static_assert(CqcEntry::kRunningOffset + CqcEntry::kRunningBytes <= kCqcEntryBytes);
+static_assert(CqcEntry::kConsumerOffset + 4 <= CqcEntry::kRunningOffset);
+
 void QpcEntry::encode(uint8_t* out) const {
   std::memset(out, 0, kQpcEntryBytes);
   out[0] = valid;
@@ -84,6 +88,7 @@ void QpcEntry::encode(uint8_t* out) const {
   put_le<uint32_t>(out + 40, ird);
   put_le<uint32_t>(out + 44, peer_node);
   put_le<uint32_t>(out + 48, peer_qpn);
+  std::memcpy(out + kRunningOffset, running.data(), kRunningBytes);
 }
 
 QpcEntry QpcEntry::decode(const uint8_t* in) {
@@ -102,10 +107,12 @@ QpcEntry QpcEntry::decode(const uint8_t* in) {
   e.ird = get_le<uint32_t>(in + 40);
   e.peer_node = get_le<uint32_t>(in + 44);
   e.peer_qpn = get_le<uint32_t>(in + 48);
+  std::memcpy(e.running.data(), in + kRunningOffset, kRunningBytes);
   return e;
 }
 
 // CQC layout: 0 valid 1 overflow (written by the device) 2 retired 4 depth 8 ring_base
+// 16 consumer (stored by the driver) 20 running state (8 bytes, the device's)
 void CqcEntry::encode(uint8_t* out) const {
   std::memset(out, 0, kCqcEntryBytes);
   out[0] = valid;
@@ -114,6 +121,7 @@ void CqcEntry::encode(uint8_t* out) const {
   put_le<uint32_t>(out + 4, depth);
   put_le<uint64_t>(out + 8, ring_base);
   put_le<uint32_t>(out + kConsumerOffset, consumer);
+  std::memcpy(out + kRunningOffset, running.data(), kRunningBytes);
 }
 
 void CqcEntry::encode_consumer(uint32_t consumer, uint8_t* out) {
@@ -128,6 +136,7 @@ CqcEntry CqcEntry::decode(const uint8_t* in) {
   e.depth = get_le<uint32_t>(in + 4);
   e.ring_base = get_le<uint64_t>(in + 8);
   e.consumer = get_le<uint32_t>(in + kConsumerOffset);
+  std::memcpy(e.running.data(), in + kRunningOffset, kRunningBytes);
   return e;
 }
 

@@ -93,6 +93,13 @@ struct QpcEntry {
   uint32_t ird = 0;
   uint32_t peer_node = 0;
   uint32_t peer_qpn = 0;
+  // The running state: words the device owns (send-queue fetch index, receive-queue
+  // position, next PSN) and writes back when the entry leaves its cache, never the driver's
+  // words. The driver zeroes them when it writes the entry. The model keeps the live values in
+  // the engines, so a write-back carries the words as its fill read them (docs/limits.md).
+  static constexpr uint32_t kRunningOffset = 52;
+  static constexpr uint32_t kRunningBytes = 12;
+  std::array<uint8_t, kRunningBytes> running{};
 
   static constexpr uint32_t kClosedOffset = 2;
   void encode(uint8_t* out) const;  // kQpcEntryBytes
@@ -109,6 +116,10 @@ struct CqcEntry {
   // The driver's consumer index, stored by the CPU after each poll (a doorbell record, as
   // mlx5's set_ci_db): the device reads it when the ring looks full, no MMIO per poll.
   uint32_t consumer = 0;
+  // The running state (producer index, arm state): device words, as in QpcEntry.
+  static constexpr uint32_t kRunningOffset = 20;
+  static constexpr uint32_t kRunningBytes = 8;
+  std::array<uint8_t, kRunningBytes> running{};
 
   static constexpr uint32_t kOverflowOffset = 1;
   static constexpr uint32_t kConsumerOffset = 16;

@@ -16,6 +16,7 @@ QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const I
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       icm_(icm),
+      write_back_(config.context.write_back),
       clock_(config.clock_mhz),
       lookup_latency_(clock_.cycles(config.context.lookup_cycles)),
       qpc_(config.context.qpc.cache_entries, config.context.qpc.cache_ways,
@@ -24,6 +25,10 @@ QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const I
            config.context.cqc.max_outstanding_misses),
       qpc_stats_(declare("qpc", "qpc")),
       cqc_stats_(declare("cqc", "cqc")) {
+  qpc_stats_.load_slice = "QPC load";
+  qpc_stats_.write_back_slice = "QPC write-back";
+  cqc_stats_.load_slice = "CQC load";
+  cqc_stats_.write_back_slice = "CQC write-back";
   lookup_tsock.register_b_transport(this, &QpContext::lookup_b_transport);
   ctrl_tsock.register_b_transport(this, &QpContext::ctrl_b_transport);
 }
@@ -41,6 +46,9 @@ QpContext::TableStats QpContext::declare(const char* table, const char* size_par
                                  " of an entry whose read was in flight: no read of their own");
   }
   t.evictions = &stats.add(p + "_evictions", "entries", p + " entries evicted to make room");
+  t.write_backs = &stats.add(p + "_write_backs", "entries",
+                             p + " evicted entries whose running state was written back (a posted "
+                                 "DMA write each; context.write_back)");
   t.register_stall_ps = &stats.add(p + "_miss_register_stall_ps", "ps",
                                    p + " misses waiting for a free miss-status register");
   t.miss_fill =
@@ -51,9 +59,21 @@ QpContext::TableStats QpContext::declare(const char* table, const char* size_par
   return t;
 }
 
+template <typename Entry>
+void QpContext::write_back(const Entry& victim, uint64_t addr, TableStats& table,
+                           sc_core::sc_time at, uint64_t trace_id) {
+  ++*table.write_backs;
+  // Posted: nobody waits for it; it takes its share of the upstream link.
+  sc_core::sc_time delay = at - sim_time(*this);
+  auto words = victim.running;
+  dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, addr + Entry::kRunningOffset,
+               words.data(), Entry::kRunningBytes, DmaSource::ContextTable, delay);
+  if (trace_.on()) trace_.slice(table.write_back_slice, at, sim_time(*this) + delay, trace_id);
+}
+
 template <typename Entry, uint32_t kBytes>
-bool QpContext::read(NonBlockingCache<Entry>& cache, TableStats& table, const char* load_name,
-                     uint64_t addr, const ContextRead& req, Entry* out, sc_core::sc_time& delay) {
+bool QpContext::read(NonBlockingCache<Entry>& cache, TableStats& table, uint64_t base,
+                     const ContextRead& req, Entry* out, sc_core::sc_time& delay) {
   const uint32_t role = uint32_t(req.role) < kContextRoles ? uint32_t(req.role) : 0;
   const sc_core::sc_time now = sim_time(*this);
   delay += lookup_latency_;
@@ -75,17 +95,24 @@ bool QpContext::read(NonBlockingCache<Entry>& cache, TableStats& table, const ch
   const sc_core::sc_time issued = ps(cache.begin_miss(asked.value()));
   *table.register_stall_ps += (issued - asked).value();
   delay = issued - now;
-  const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, raw, kBytes,
+  const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND,
+                               base + uint64_t(req.index) * kBytes, raw, kBytes,
                                DmaSource::ContextTable, delay);
   const sc_core::sc_time filled = now + delay;
   cache.end_miss(filled.value());
   table.in_flight->hold(now.value(), issued.value(), filled.value());
-  if (trace_.on()) trace_.slice(load_name, issued, filled, req.trace_id);
+  if (trace_.on()) trace_.slice(table.load_slice, issued, filled, req.trace_id);
   if (!ok) return false;
   table.miss_fill->add_ps((filled - asked).value());
-  const uint64_t evicted = cache.evictions();
-  *out = cache.insert(req.index, Entry::decode(raw), filled.value());
-  *table.evictions += cache.evictions() - evicted;
+  typename NonBlockingCache<Entry>::Eviction evicted;
+  *out = cache.insert(req.index, Entry::decode(raw), filled.value(), &evicted);
+  if (evicted.happened) {
+    ++*table.evictions;
+    // The victim leaves when the fill takes its place.
+    if (write_back_) {
+      write_back(evicted.value, base + evicted.key * kBytes, table, filled, req.trace_id);
+    }
+  }
   return true;
 }
 
@@ -97,11 +124,11 @@ void QpContext::lookup_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::s
   }
   req->ok = false;
   if (req->kind == ContextKind::Qpc && req->qpc && req->index < icm_.qpc_entries) {
-    req->ok = read<QpcEntry, kQpcEntryBytes>(qpc_, qpc_stats_, "QPC load",
-                                             icm_.qpc_addr(req->index), *req, req->qpc, delay);
+    req->ok = read<QpcEntry, kQpcEntryBytes>(qpc_, qpc_stats_, icm_.qpc_base, *req, req->qpc,
+                                             delay);
   } else if (req->kind == ContextKind::Cqc && req->cqc && req->index < icm_.cqc_entries) {
-    req->ok = read<CqcEntry, kCqcEntryBytes>(cqc_, cqc_stats_, "CQC load",
-                                             icm_.cqc_addr(req->index), *req, req->cqc, delay);
+    req->ok = read<CqcEntry, kCqcEntryBytes>(cqc_, cqc_stats_, icm_.cqc_base, *req, req->cqc,
+                                             delay);
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

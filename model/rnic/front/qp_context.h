@@ -6,9 +6,11 @@
 // registers, hits under misses, merged misses); a miss reads the entry from its table in host
 // memory (ICM) by DMA. A context change from the driver drops the entry.
 //
-// Only the driver-written context is cached here. The device's running state of a QP or CQ
-// (ring indices, outstanding reads) stays in the engines for every QP, as if written back to
-// ICM on eviction at no cost: docs/limits.md.
+// Every unit that asks goes on to change the running state of what it asked for (a fetch
+// index, a PSN, a producer index), so every line is dirty by the time it is evicted: an
+// eviction writes the entry's running-state words back by a posted DMA write
+// (context.write_back). The live values stay in the engines, so the write carries the words
+// as the fill read them: its cost is modelled, its values are not (docs/limits.md).
 #pragma once
 
 #include <array>
@@ -45,26 +47,35 @@ class QpContext : public sc_core::sc_module {
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 
  private:
-  // The statistics of one table (QPC or CQC).
+  // The statistics of one table (QPC or CQC), and the names of its slices on the trace.
   struct TableStats {
+    const char* load_slice = nullptr;
+    const char* write_back_slice = nullptr;
     std::array<Counter*, kContextRoles> hits{};
     std::array<Counter*, kContextRoles> misses{};
     std::array<Counter*, kContextRoles> merged{};
     Counter* evictions = nullptr;
+    Counter* write_backs = nullptr;
     Counter* register_stall_ps = nullptr;
     Histogram* miss_fill = nullptr;
     Occupancy* in_flight = nullptr;
   };
   void lookup_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  // The entry `index` of a table at `addr`, as seen at now + `delay`; `delay` grows to when
-  // it is on chip. False if the table read failed.
+  // The entry `req.index` of the table at `base` in host memory, as seen at now + `delay`;
+  // `delay` grows to when it is on chip. False if the table read failed.
   template <typename Entry, uint32_t kBytes>
-  bool read(NonBlockingCache<Entry>& cache, TableStats& table, const char* load_name, uint64_t addr,
+  bool read(NonBlockingCache<Entry>& cache, TableStats& table, uint64_t base,
             const ContextRead& req, Entry* out, sc_core::sc_time& delay);
   TableStats declare(const char* table, const char* size_param);
 
+  // Posts the running state of `victim`, evicted at `at`, back to its table entry at `addr`.
+  template <typename Entry>
+  void write_back(const Entry& victim, uint64_t addr, TableStats& table, sc_core::sc_time at,
+                  uint64_t trace_id);
+
   IcmLayout icm_;
+  bool write_back_;
   Clock clock_;
   sc_core::sc_time lookup_latency_;
   PayloadPool pool_;
