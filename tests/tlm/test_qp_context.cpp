@@ -233,3 +233,43 @@ TEST_CASE("qp context: with context.write_back off an eviction writes nothing",
           "[tlm][context]") {
   evict_one(false);
 }
+
+TEST_CASE("qp context: an evicted CQ context writes back its running state, not the consumer "
+          "index the driver stores",
+          "[tlm][context]") {
+  QpContextConfig config = ContextBench::config(8, 2, 4);
+  config.cqc = {1, 1, 1};  // one line: the second CQ evicts the first
+  ContextBench t(config);
+  for (uint32_t cqn = 2; cqn <= 3; ++cqn) {
+    CqcEntry c;
+    c.valid = 1;
+    c.depth = 16;
+    c.consumer = 100 + cqn;
+    for (uint32_t i = 0; i < CqcEntry::kRunningBytes; ++i) c.running[i] = uint8_t(0x40 + i);
+    t.memory.put(t.icm.cqc_addr(cqn), c, kCqcEntryBytes);
+  }
+  t.engine.script = [&] {
+    for (uint32_t cqn = 2; cqn <= 3; ++cqn) {
+      ContextRead cq;
+      cq.kind = ContextKind::Cqc;
+      cq.role = ContextRole::Completion;
+      cq.index = cqn;
+      CqcEntry entry;
+      cq.cqc = &entry;
+      t.engine.send(cq);
+      REQUIRE(cq.ok);
+      CHECK(entry.consumer == 100 + cqn);
+    }
+  };
+  run_simulation();
+  CHECK(counter(t.unit.stats, "cqc_evictions") == 1);
+  CHECK(counter(t.unit.stats, "cqc_write_backs") == 1);
+  REQUIRE(t.memory.count(tlm::TLM_WRITE_COMMAND) == 1);
+  const MemoryStub::Access& write = t.memory.log.back();
+  CHECK(write.address == t.icm.cqc_addr(2) + CqcEntry::kRunningOffset);
+  CHECK(write.length == CqcEntry::kRunningBytes);
+  // The consumer index (bytes 16..19) is the driver's: the write starts after it.
+  CHECK(write.address >= t.icm.cqc_addr(2) + CqcEntry::kConsumerOffset + 4);
+  const std::vector<uint8_t> back = t.memory.read(write.address, CqcEntry::kRunningBytes);
+  for (uint32_t i = 0; i < CqcEntry::kRunningBytes; ++i) CHECK(back[i] == 0x40 + i);
+}
