@@ -35,7 +35,7 @@ constexpr uint64_t kPageBytes = 4096;
 // nodes: 1.2 GB), counted with 8 more; an entry in use adds its node in the index.
 constexpr uint64_t kMttCacheEntryBytes = 64;   // a line also holds its fill time (non-blocking)
 constexpr uint64_t kMptCacheEntryBytes = 112;
-constexpr uint64_t kQpcCacheEntryBytes = 96;   // QP-context unit lines
+constexpr uint64_t kQpcCacheEntryBytes = 104;  // QP-context unit lines (running words included)
 constexpr uint64_t kCqcCacheEntryBytes = 72;
 constexpr uint64_t kWqeBufferEntryBytes = 192;  // a fetched WQE waiting on chip
 constexpr uint64_t kCacheEntryInUseBytes = 32;
