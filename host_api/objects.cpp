@@ -267,7 +267,8 @@ NTSTATUS Adapter::InitializeFastRegisterMr(MrHandle mr, uint32_t page_count, boo
     return STATUS_INVALID_PARAMETER;
   }
   if (page_count > s.config.qp.max_fr_pages) {
-    last_error_ = "page count above FRMRPageCount (" + std::to_string(s.config.qp.max_fr_pages) + ")";
+    last_error_ =
+        "page count above FRMRPageCount (" + std::to_string(s.config.qp.max_fr_pages) + ")";
     return STATUS_IMPLEMENTATION_LIMIT;
   }
   uint32_t mtt_index = 0;

@@ -112,7 +112,9 @@ class BandwidthPipe {
  public:
   BandwidthPipe() = default;
   explicit BandwidthPipe(double bytes_per_ns) { set_rate(bytes_per_ns); }
-  void set_rate(double bytes_per_ns) { ps_per_byte_ = bytes_per_ns > 0 ? 1000.0 / bytes_per_ns : 0; }
+  void set_rate(double bytes_per_ns) {
+    ps_per_byte_ = bytes_per_ns > 0 ? 1000.0 / bytes_per_ns : 0;
+  }
 
   // Without contention (fast functional mode) a booking starts at `earliest` whatever was
   // booked before: with temporal decoupling bookings arrive out of time order, and a FIFO

@@ -320,7 +320,8 @@ void TraceWriter::write(std::ostream& out) const {
     out << ",\"trace_from\":\"" << escape(window_what_) << '"';
     if (from_ps_ != kNotYet) out << ",\"window_start_us\":" << us(from_ps_);
   }
-  for (const auto& [key, value] : info_) out << ",\"" << escape(key) << "\":\"" << escape(value) << '"';
+  for (const auto& [key, value] : info_)
+    out << ",\"" << escape(key) << "\":\"" << escape(value) << '"';
   out << "},\n\"traceEvents\":[\n";
   bool first = true;
   auto next = [&]() -> std::ostream& {

@@ -166,7 +166,8 @@ void exec_expect_memory(RunContext& ctx, const Step& step, StepResult& result) {
     if (!a.ReadBuffer(buf.buffer, offset + done, actual.data(), n))
       throw outside(step.offset, offset, length, step.buffer);
     if (other) {
-      if (!ctx.adapter(other->node).ReadBuffer(other->buffer, other_offset + done, wanted.data(), n))
+      if (!ctx.adapter(other->node)
+               .ReadBuffer(other->buffer, other_offset + done, wanted.data(), n))
         throw outside(step.equals_offset, other_offset, length, step.equals_buffer);
     } else if (!step.bytes.empty()) {
       std::copy(step.bytes.begin() + ptrdiff_t(done), step.bytes.begin() + ptrdiff_t(done + n),

@@ -150,8 +150,9 @@ class Estimator {
       tables = add(tables, node.mtt.cost(uint64_t(icm.mtt_entries) * kMttEntryBytes));
       tables = add(tables, node.qpc.cost(uint64_t(icm.qpc_entries) * kQpcEntryBytes));
       tables = add(tables, node.cqc.cost(uint64_t(icm.cqc_entries) * kCqcEntryBytes));
-      caches = add(caches, uint64_t(mtt.cache_entries) * kMttCacheEntryBytes +
-                               std::min<uint64_t>(mtt.cache_entries, node.pages) * kCacheEntryInUseBytes);
+      caches = add(caches,
+                   uint64_t(mtt.cache_entries) * kMttCacheEntryBytes +
+                       std::min<uint64_t>(mtt.cache_entries, node.pages) * kCacheEntryInUseBytes);
       caches = add(caches, uint64_t(mpt.cache_entries) * kMptCacheEntryBytes +
                                std::min<uint64_t>(mpt.cache_entries, node.mpt_objects) *
                                    kCacheEntryInUseBytes);

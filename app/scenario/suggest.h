@@ -14,10 +14,10 @@ namespace rnic::app {
 size_t edit_distance(const std::string& a, const std::string& b, size_t limit = SIZE_MAX);
 
 // The names of `valid` closest to `name`, in the order of `valid`; empty for a valid name,
-// when none is close, or when too many are equally close to help. Close: the same name but for case or for '_',
-// '-', '.' and ' ' (best); `name` is the last words of a valid name, or a valid name the last
-// words of `name` ("gen" -> "pcie.gen", "NDK_OP_FLAG_INLINE" -> "INLINE"); or within an edit
-// distance of a third of the length.
+// when none is close, or when too many are equally close to help. Close: the same name but
+// for case or for '_', '-', '.' and ' ' (best); `name` is the last words of a valid name, or a
+// valid name the last words of `name` ("gen" -> "pcie.gen", "NDK_OP_FLAG_INLINE" ->
+// "INLINE"); or within an edit distance of a third of the length.
 std::vector<std::string> closest_names(const std::string& name,
                                        const std::vector<std::string>& valid);
 

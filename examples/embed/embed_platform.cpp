@@ -196,7 +196,8 @@ int sc_main(int, char*[]) {
   using rnic::host::BufferFill;
 
   // "Simulation stopped by user" is expected here.
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
+                                          sc_core::SC_DO_NOTHING);
   rnic::RnicConfig config;  // the `default` preset: ConnectX-5-like, 100 Gb/s
   rnic::FabricConfig fabric;
   embed::Host a("A", config, 0);
@@ -264,7 +265,8 @@ int sc_main(int, char*[]) {
           const uint8_t want = i < kLength ? uint8_t(kRemoteOffset + i) : uint8_t(0xEE);
           if (got[i] != want) {
             char line[96];
-            std::snprintf(line, sizeof line, "sink byte %u is 0x%02x, want 0x%02x", i, got[i], want);
+            std::snprintf(line, sizeof line, "sink byte %u is 0x%02x, want 0x%02x", i, got[i],
+                          want);
             failure = line;
           }
         }

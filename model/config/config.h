@@ -54,7 +54,8 @@ struct MptConfig {
   uint32_t cache_entries = 256;  // protection table (MPT) cache entries, fully associative LRU
   uint32_t check_cycles = 4;     // key/PD/rights/bounds check latency
   uint32_t check_ii_cycles = 1;  // initiation interval: a new check at most this often
-  uint32_t max_outstanding_misses = 8;  // miss-status registers: entry reads in flight (1: blocking)
+  // Miss-status registers: entry reads in flight (1: blocking).
+  uint32_t max_outstanding_misses = 8;
 };
 
 // One table's on-chip context cache (QPC or CQC) in the QP-context unit.

@@ -22,7 +22,8 @@ HostMemory::HostMemory(sc_core::sc_module_name name, const Config& config)
       dev_reads_(stats.add("dev_reads", "transactions", "device read requests served")),
       dev_writes_(stats.add("dev_writes", "transactions", "device writes served")),
       dev_read_lines_(stats.add("dev_read_lines", "lines", "64 B cache lines read by the device")),
-      dev_write_lines_(stats.add("dev_write_lines", "lines", "64 B cache lines written by the device")),
+      dev_write_lines_(
+          stats.add("dev_write_lines", "lines", "64 B cache lines written by the device")),
       address_errors_(stats.add("address_errors", "transactions", "accesses outside memory")),
       capacity_waits_(stats.add("read_capacity_waits", "transactions",
                                 "device reads that waited for the host's read capacity "

@@ -142,9 +142,9 @@ void Rnic::attach_trace(TraceSink* sink) {
 
 void Rnic::visit_groups(const StatGroupVisitor& visit) const {
   for (const StatGroup* group :
-       {&endpoint.stats, &doorbells.stats, &context.stats, &fetcher.stats, &protection.stats, &mtt.stats,
-        &dma_read.stats, &dma_write.stats, &requester.stats, &responder.stats, &completion.stats,
-        &port.stats, &bench.stats}) {
+       {&endpoint.stats, &doorbells.stats, &context.stats, &fetcher.stats, &protection.stats,
+        &mtt.stats, &dma_read.stats, &dma_write.stats, &requester.stats, &responder.stats,
+        &completion.stats, &port.stats, &bench.stats}) {
     visit(*group);
   }
 }

@@ -335,7 +335,8 @@ TEST_CASE("the run summary has one metrics line per workload step", "[app]") {
 TEST_CASE("the memory budget: validate and run refuse a file estimated above it", "[app]") {
   // 64 nodes with the largest caches: 9.5 GB measured, about 10 GiB estimated.
   std::string nodes;
-  for (int i = 0; i < 64; ++i) nodes += std::string(i ? ", " : "") + "\"N" + std::to_string(i) + "\"";
+  for (int i = 0; i < 64; ++i)
+    nodes += std::string(i ? ", " : "") + "\"N" + std::to_string(i) + "\"";
   const std::string file = temp_file(
       "budget.json", R"({"name": "caches", "nodes": [)" + nodes + R"(],
         "config": {"set": {"mtt.cache_entries": 1048576, "mtt.cache_ways": 8,
@@ -346,7 +347,8 @@ TEST_CASE("the memory budget: validate and run refuse a file estimated above it"
   std::string out, err;
   CHECK(run({"validate", file}, &out, &err) == kExitInvalid);
   CHECK_THAT(err, Catch::StartsWith(file + ": needs about "));
-  CHECK_THAT(err, Catch::Contains("more than the budget of 4 GiB (--memory-budget SIZE raises it)"));
+  CHECK_THAT(err,
+             Catch::Contains("more than the budget of 4 GiB (--memory-budget SIZE raises it)"));
   CHECK_THAT(err, Catch::Contains("\n  on-chip caches: "));
   CHECK(out.empty());
   // Refused before simulating: no results file.

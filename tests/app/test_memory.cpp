@@ -96,7 +96,8 @@ TEST_CASE("memory: on-chip caches count per node", "[app][memory]") {
   const std::string caches =
       R"("mtt.cache_entries": 1048576, "mtt.cache_ways": 1048576, "mpt.cache_entries": 1048576)";
   std::string nodes = "[";
-  for (int i = 0; i < 64; ++i) nodes += std::string(i ? ", " : "") + "\"N" + std::to_string(i) + "\"";
+  for (int i = 0; i < 64; ++i)
+    nodes += std::string(i ? ", " : "") + "\"N" + std::to_string(i) + "\"";
   nodes += "]";
   const std::string step = R"({"op": "create_pd", "node": "N0", "name": "pd"})";
   const MemoryEstimate one = estimate_memory(load(step, caches, R"(["N0"])"));

@@ -413,7 +413,8 @@ TEST_CASE("a bad --set is blamed on --set, not on the file's config", "[app]") {
     load_scenario(R"({"name": "t", "steps": []})", {"mtt.cache_ways=7"});
     FAIL("no error");
   } catch (const ScenarioError& e) {
-    CHECK(std::string(e.what()) == "--set: mtt.cache_ways (7) must divide mtt.cache_entries (1024)");
+    CHECK(std::string(e.what()) ==
+          "--set: mtt.cache_ways (7) must divide mtt.cache_entries (1024)");
     CHECK(e.line == 0);
   }
   // The file's own bad config still points at the file.

@@ -62,11 +62,13 @@ const char* const kGood = R"({"name": "good", "nodes": ["A", "B"], "steps": [
   {"op": "poll", "cq": "cqA", "expect": [{"context": 1, "status": "STATUS_SUCCESS"}]},
   {"op": "expect_memory", "buffer": "sink", "length": 64, "equals": {"buffer": "src"}}]}
 )";
-const char* const kBad = "{\"name\": \"bad\",\n \"steps\": [{\"op\": \"wait\", \"ns\": \"soon\"}]}\n";
+const char* const kBad =
+    "{\"name\": \"bad\",\n \"steps\": [{\"op\": \"wait\", \"ns\": \"soon\"}]}\n";
 
 std::string nodes_file(const char* name, int nodes, const char* config) {
   std::string list;
-  for (int i = 0; i < nodes; ++i) list += std::string(i ? ", " : "") + "\"N" + std::to_string(i) + "\"";
+  for (int i = 0; i < nodes; ++i)
+    list += std::string(i ? ", " : "") + "\"N" + std::to_string(i) + "\"";
   return std::string(R"({"name": ")") + name + R"(", "nodes": [)" + list + R"(], "config": )" +
          config + R"(, "steps": [{"op": "create_pd", "node": "N0", "name": "pd"}]})";
 }
@@ -212,7 +214,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   if (!is_kind("fifo", S_IFIFO)) finding("the FIFO was replaced", args);
-  if (!is_kind("link", S_IFLNK) || !is_kind("dangling", S_IFLNK)) finding("a link was replaced", args);
+  if (!is_kind("link", S_IFLNK) || !is_kind("dangling", S_IFLNK))
+    finding("a link was replaced", args);
   if (!is_kind("dir", S_IFDIR)) finding("the directory was replaced", args);
   return 0;
 }

@@ -31,7 +31,8 @@ std::vector<std::string> check_request(const tlm::tlm_generic_payload& gp, bool 
   }
   if (debug) {
     // Debug transport: only the data pointer and the initial attributes of a full payload.
-    if (length > 0 && !gp.get_data_ptr()) v.push_back("debug transaction with data_ptr == 0 (11.3.4 l)");
+    if (length > 0 && !gp.get_data_ptr())
+      v.push_back("debug transaction with data_ptr == 0 (11.3.4 l)");
   } else {
     if (command != tlm::TLM_IGNORE_COMMAND && !gp.get_data_ptr()) {
       v.push_back("data_ptr == 0 (14.11 e)");
@@ -39,7 +40,8 @@ std::vector<std::string> check_request(const tlm::tlm_generic_payload& gp, bool 
     if (command != tlm::TLM_IGNORE_COMMAND && length == 0) {
       v.push_back("data_length == 0 for a READ or WRITE (14.12 d)");
     }
-    if (gp.get_gp_option() != tlm::TLM_MIN_PAYLOAD) v.push_back("gp_option != TLM_MIN_PAYLOAD (14.8 g)");
+    if (gp.get_gp_option() != tlm::TLM_MIN_PAYLOAD)
+      v.push_back("gp_option != TLM_MIN_PAYLOAD (14.8 g)");
     if (gp.is_dmi_allowed()) v.push_back("dmi_allowed set by the initiator (14.16)");
     if (gp.get_response_status() != tlm::TLM_INCOMPLETE_RESPONSE) {
       v.push_back("response_status is not TLM_INCOMPLETE_RESPONSE on the way in (14.17 e)");
@@ -81,7 +83,8 @@ std::vector<std::string> check_returned(const PayloadSnapshot& before,
       gp.get_byte_enable_length() != before.byte_enable_length) {
     v.push_back("byte_enable_ptr or byte_enable_length modified (14.14 g)");
   }
-  if (gp.get_streaming_width() != before.streaming_width) v.push_back("streaming_width modified (14.15 g)");
+  if (gp.get_streaming_width() != before.streaming_width)
+    v.push_back("streaming_width modified (14.15 g)");
   if (before.command == tlm::TLM_WRITE_COMMAND && gp.get_data_ptr() == before.data_ptr &&
       before.data_ptr && std::memcmp(before.data_ptr, before.write_data.data(),
                                      before.write_data.size()) != 0) {

@@ -66,7 +66,8 @@ struct CheckedNode : sc_core::sc_module {
 
 }  // namespace
 
-TEST_CASE("a bind then a read then a write keep the TLM base protocol on every PCIe socket", "[tlm]") {
+TEST_CASE("a bind then a read then a write keep the TLM base protocol on every PCIe socket",
+          "[tlm]") {
   SystemConfig config;
   CheckedNode node_a("A", 0, config);
   CheckedNode node_b("B", 1, config);
@@ -85,7 +86,8 @@ TEST_CASE("a bind then a read then a write keep the TLM base protocol on every P
     host::QpHandle qp_a = 0, qp_b = 0;
     host::MrHandle mr_a = 0, mr_b = 0, target = 0;
     host::MwHandle mw_b = 0;
-    REQUIRE(a.AllocBuffer(4096, 4096, false, host::BufferFill::Byte, 0xEE, &sink) == STATUS_SUCCESS);
+    REQUIRE(a.AllocBuffer(4096, 4096, false, host::BufferFill::Byte, 0xEE, &sink) ==
+            STATUS_SUCCESS);
     REQUIRE(b.AllocBuffer(65536, 4096, true, host::BufferFill::Incrementing, 0, &src) ==
             STATUS_SUCCESS);
     REQUIRE(a.CreatePd(&pd_a) == STATUS_SUCCESS);
@@ -97,7 +99,8 @@ TEST_CASE("a bind then a read then a write keep the TLM base protocol on every P
     REQUIRE(host::Adapter::Connect(a, qp_a, b, qp_b) == STATUS_SUCCESS);
     REQUIRE(a.CreateMr(pd_a, false, &mr_a) == STATUS_SUCCESS);
     REQUIRE(a.RegisterMr(mr_a, sink, 0, 4096,
-                         NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_RDMA_READ_SINK) == STATUS_SUCCESS);
+                         NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_RDMA_READ_SINK) ==
+            STATUS_SUCCESS);
     REQUIRE(b.CreateMr(pd_b, false, &mr_b) == STATUS_SUCCESS);
     REQUIRE(b.RegisterMr(mr_b, src, 0, 65536, NDK_MR_FLAG_ALLOW_LOCAL_WRITE) == STATUS_SUCCESS);
     REQUIRE(b.CreateMw(pd_b, &mw_b) == STATUS_SUCCESS);

@@ -53,8 +53,12 @@ struct CheckerBench {
     mw.tag = 0x21;
     put(kMw, mw);
   }
-  void put(uint32_t index, const MptEntry& e) { memory.put(icm.mpt_addr(index), e, kMptEntryBytes); }
-  MptEntry entry(uint32_t index) const { return memory.get<MptEntry>(icm.mpt_addr(index), kMptEntryBytes); }
+  void put(uint32_t index, const MptEntry& e) {
+    memory.put(icm.mpt_addr(index), e, kMptEntryBytes);
+  }
+  MptEntry entry(uint32_t index) const {
+    return memory.get<MptEntry>(icm.mpt_addr(index), kMptEntryBytes);
+  }
 };
 
 ProtectionRequest local(uint32_t token, uint64_t va, uint64_t length) {

@@ -66,8 +66,8 @@ MptEntry MptEntry::decode(const uint8_t* in) {
   return e;
 }
 
-// QPC layout: 0 valid 1 connected 2 closed 3 retired 4 pd 8 cqn 12 sq_depth 16 sq_base 24 rq_base 32 rq_depth
-// 36 ord 40 ird 44 peer_node 48 peer_qpn 52 running state (12 bytes, the device's)
+// QPC layout: 0 valid 1 connected 2 closed 3 retired 4 pd 8 cqn 12 sq_depth 16 sq_base 24 rq_base
+// 32 rq_depth 36 ord 40 ird 44 peer_node 48 peer_qpn 52 running state (12 bytes, the device's)
 static_assert(QpcEntry::kRunningOffset + QpcEntry::kRunningBytes <= kQpcEntryBytes);
 static_assert(CqcEntry::kRunningOffset + CqcEntry::kRunningBytes <= kCqcEntryBytes);
 static_assert(CqcEntry::kConsumerOffset + 4 <= CqcEntry::kRunningOffset);

@@ -68,7 +68,8 @@ void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     send_message(pool_, completion_isock, db, delay);
   } else if (offset == bar::kContextChange) {
     ++context_changes_;
-    ContextChange change{ContextKind(value >> 56), uint32_t(value), uint32_t(value >> 32) & 0xffffff};
+    ContextChange change{ContextKind(value >> 56), uint32_t(value),
+                         uint32_t(value >> 32) & 0xffffff};
     for (int i = 0; i < int(ctrl_isock.size()); ++i) {
       sc_core::sc_time d = delay;
       auto* target = ctrl_isock[i];

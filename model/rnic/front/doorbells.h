@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // BAR decoder: turns MMIO writes into doorbells (send queue -> WqeFetcher, receive queue ->
-// Responder, CQ consumer index -> CompletionEngine) and context-change notices (broadcast to every unit caching a table).
+// Responder, CQ consumer index -> CompletionEngine) and context-change notices (broadcast to every
+// unit caching a table).
 #pragma once
 
 #include <systemc>

@@ -24,7 +24,8 @@ class SideCounters {
   SideCounters(StatGroup& stats, const std::string& table, const std::string& what) {
     for (uint32_t i = 0; i < kEngineSides; ++i) {
       const std::string side = engine_side_name(EngineSide(i));
-      hits_[i] = &stats.add(table + "_hits_" + side, "lookups", what + " hits asked by the " + side);
+      hits_[i] =
+          &stats.add(table + "_hits_" + side, "lookups", what + " hits asked by the " + side);
       misses_[i] = &stats.add(table + "_misses_" + side, "lookups",
                               what + " misses asked by the " + side + " (a DMA read each)");
       merged_[i] = &stats.add(table + "_merged_" + side, "lookups",
