@@ -56,6 +56,14 @@ struct CompletionBench {
     r.cqe.byte_count = uint32_t(wr_id * 2);
     return r;
   }
+  // Successful completions with wr_id first .. end - 1 on CQ `cqn`, sent by the requester
+  // (call from its script).
+  void send_records(uint32_t cqn, uint64_t first, uint64_t end) {
+    for (uint64_t id = first; id < end; ++id) {
+      CompletionRecord r = record(cqn, id);
+      requester.send(r);
+    }
+  }
   std::vector<MemoryStub::Access> ring_writes() const {
     std::vector<MemoryStub::Access> out;
     for (const auto& a : memory.accesses(tlm::TLM_WRITE_COMMAND))
@@ -70,10 +78,7 @@ TEST_CASE("completion engine: entries at ring slots, owner bit flips on wrap", "
   CompletionBench t;
   t.create_cq(2, 4);
   t.requester.script = [&] {
-    for (uint64_t id = 100; id < 104; ++id) {
-      CompletionRecord r = CompletionBench::record(2, id);
-      t.requester.send(r);
-    }
+    t.send_records(2, 100, 104);
     sc_core::wait(sc_core::sc_time(2, sc_core::SC_US));
     Doorbell consumed{Doorbell::Kind::CqConsumer, 2, 3};  // the driver polled three
     t.doorbell.send(consumed);
@@ -121,10 +126,7 @@ TEST_CASE("completion engine: a full ring sets the overflow flag and writes noth
   CompletionBench t;
   t.create_cq(1, 2);
   t.requester.script = [&] {
-    for (uint64_t id = 1; id <= 3; ++id) {
-      CompletionRecord r = CompletionBench::record(1, id);
-      t.requester.send(r);
-    }
+    t.send_records(1, 1, 4);
   };
   run_simulation();
   CHECK(t.slot(0).wr_id == 1);
@@ -144,19 +146,13 @@ TEST_CASE("completion engine: a ring that looks full reads the consumer index th
   CompletionBench t;
   t.create_cq(1, 2);
   t.requester.script = [&] {
-    for (uint64_t id = 1; id <= 2; ++id) {
-      CompletionRecord r = CompletionBench::record(1, id);
-      t.requester.send(r);
-    }
+    t.send_records(1, 1, 3);
     sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));
     // The driver took both and stored its consumer index (a CPU store, no doorbell).
     uint8_t index[4];
     CqcEntry::encode_consumer(2, index);
     t.memory.write(t.icm.cqc_addr(1) + CqcEntry::kConsumerOffset, index, 4);
-    for (uint64_t id = 3; id <= 5; ++id) {
-      CompletionRecord r = CompletionBench::record(1, id);
-      t.requester.send(r);
-    }
+    t.send_records(1, 3, 6);
   };
   run_simulation();
   CHECK(t.slot(0).wr_id == 3);  // the second pass over the ring
@@ -241,10 +237,7 @@ TEST_CASE("completion engine: an interrupt message follows an entry of an armed 
     rearm.arm = true;
     t.doorbell.send(rearm);
     sc_core::wait(us);
-    for (uint64_t id = 102; id < 104; ++id) {
-      CompletionRecord r = CompletionBench::record(2, id);
-      t.requester.send(r);
-    }
+    t.send_records(2, 102, 104);
   };
   run_simulation();
   const auto writes = t.memory.accesses(tlm::TLM_WRITE_COMMAND);
