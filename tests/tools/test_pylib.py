@@ -290,6 +290,40 @@ class Speed(unittest.TestCase):
                                "--callgrind-out-file=/dev/null", "/b/rnicsim", "run", "s.json",
                                "--quiet", "--out", "o.json", "--set", "sim.fast=1"])
 
+    def test_callgrind_command_with_profile(self):
+        cmd = speed.callgrind_command("/b/rnicsim", "s.json", "o.json", tool="/v",
+                                      profile="/w/p.out")
+        self.assertEqual(cmd[:3], ["/v", "--tool=callgrind", "--callgrind-out-file=/w/p.out"])
+
+    def test_socket_crossings(self):
+        # Callgrind names a function once, then by number; "calls=N" follows each call site's
+        # cfn=. Only the model's b_transport functions count, the sockets' thunks do not.
+        profile = "\n".join([
+            "fn=(1) rnic::WqeFetcher::fetch()",
+            "cfn=(2) virtual thunk to rnic::TargetSocket<rnic::Requester>::Fw::b_transport("
+            "tlm::tlm_generic_payload&, sc_core::sc_time&)",
+            "calls=7 0x0 12",
+            "5 10",
+            "fn=(2)",
+            "cfn=(3) rnic::Requester::work_b_transport(tlm::tlm_generic_payload&, "
+            "sc_core::sc_time&)",
+            "calls=7 0x0 3",
+            "1 500",
+            "fn=(4) rnic::Switch::deliver()",
+            "cfn=(5) rnic::Port::rx_b_transport(tlm::tlm_generic_payload&, sc_core::sc_time&)'2",
+            "calls=2 0x0 3",
+            "cfn=(3)",
+            "calls=1 0x0 4",
+            "cfn=(6) rnic::HostMemory::transport_dbg(tlm::tlm_generic_payload&)",
+            "calls=9 0x0 4",
+            "cfn=(7) sc_core::sc_event::notify(sc_core::sc_time const&)",
+            "calls=5 0x0 4",
+            ""])
+        with tempfile.NamedTemporaryFile("w", suffix=".out", delete=False) as f:
+            f.write(profile)
+        self.addCleanup(os.unlink, f.name)
+        self.assertEqual(speed.socket_crossings(f.name), 7 + 2 + 1)
+
     def test_bench_without_valgrind(self):
         empty = tempfile.TemporaryDirectory()  # a PATH with no valgrind on it
         self.addCleanup(empty.cleanup)

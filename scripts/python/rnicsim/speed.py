@@ -102,17 +102,47 @@ def valgrind():
     return shutil.which("valgrind")
 
 
-def callgrind_command(rnicsim, scenario_path, out, args=(), tool=None):
-    """The command that runs a scenario under callgrind (no profile file is written)."""
+def callgrind_command(rnicsim, scenario_path, out, args=(), tool=None, profile=None):
+    """The command that runs a scenario under callgrind, writing its profile to `profile`
+    (none without it)."""
     return [tool or valgrind() or VALGRIND_PACKAGE, "--tool=callgrind",
-            "--callgrind-out-file=/dev/null", rnicsim, "run", scenario_path, "--quiet",
-            "--out", out, *args]
+            f"--callgrind-out-file={profile or '/dev/null'}", rnicsim, "run", scenario_path,
+            "--quiet", "--out", out, *args]
 
 
-def count_instructions(rnicsim, scenario_path, out, args=()):
-    """Runs a scenario under callgrind: (instructions, results dict). Raises MeasureError
-    when the run fails (its stderr tail in the message) or no count is reported."""
-    proc = subprocess.run(callgrind_command(rnicsim, scenario_path, out, args),
+# A unit's registered target function in a callgrind profile: "rnic::Requester::work_b_transport
+# (tlm::..." and the like, each call one socket crossing. The sockets' virtual thunks that call
+# them are not counted (one crossing, not two).
+_CROSSING = re.compile(r"^rnic::\w+::\w*b_transport\(")
+_NAMED = re.compile(r"^(c?fn)=\((\d+)\)(?: (.*))?$")
+_CALLS = re.compile(r"^calls=(\d+)")
+
+
+def socket_crossings(profile_path):
+    """Calls of the model's b_transport functions (socket crossings) in a callgrind profile.
+    Callgrind names a function once, "fn=(7) name", then by number, "cfn=(7)"; a "calls=N"
+    line follows the cfn= of each call site."""
+    names, crossing, total = {}, False, 0
+    with open(profile_path) as f:
+        for line in f:
+            m = _NAMED.match(line)
+            if m:
+                if m.group(3):
+                    names[m.group(2)] = m.group(3)
+                if m.group(1) == "cfn":
+                    crossing = bool(_CROSSING.match(names.get(m.group(2), "")))
+                continue
+            m = _CALLS.match(line)
+            if m and crossing:
+                total += int(m.group(1))
+    return total
+
+
+def count_instructions(rnicsim, scenario_path, out, args=(), profile=None):
+    """Runs a scenario under callgrind: (instructions, results dict), the profile written to
+    `profile` if given. Raises MeasureError when the run fails (its stderr tail in the message)
+    or no count is reported."""
+    proc = subprocess.run(callgrind_command(rnicsim, scenario_path, out, args, profile=profile),
                           capture_output=True, text=True, env=env())
     if proc.returncode != 0:
         raise MeasureError(f"exit {proc.returncode} under callgrind:\n{proc.stderr[-2000:]}")
@@ -131,23 +161,53 @@ def write_with_counts(scenario, count, path):
     return path
 
 
-def measure(rnicsim, scenario, lengths, workdir, args=()):
+def measure(rnicsim, scenario, lengths, workdir, args=(), crossings=False):
     """Instructions per op of a scenario dict: runs it under callgrind with every workload
     count set to lengths[0], then lengths[1]. Returns {"lengths", "instructions": (I1, I2),
     "ops": (ops1, ops2), "per_op", "events_per_op" (of the longer run), "results" (the longer
-    run's results)}. Raises MeasureError."""
-    runs, paths = [], []
+    run's results)}, and with `crossings` "crossings_per_op" (socket crossings, counted in
+    the profiles the same way). Raises MeasureError."""
+    runs, paths, profiles = [], [], []
     for n in lengths:
         path = write_with_counts(scenario, n, os.path.join(workdir, f"count-{n}.json"))
         paths.append(path)
+        profile = os.path.join(workdir, f"callgrind-{n}.out") if crossings else None
+        profiles.append(profile)
         runs.append(count_instructions(rnicsim, path, os.path.join(workdir, f"results-{n}.json"),
-                                       args))
+                                       args, profile))
     (i1, r1), (i2, r2) = runs
     ops1, ops2 = measured_ops(r1), measured_ops(r2)
     try:
         value = per_op(i1, ops1, i2, ops2)
     except ValueError as e:
         raise MeasureError(f"{e}: does the scenario have a workload step?") from None
-    return {"lengths": tuple(lengths), "instructions": (i1, i2), "ops": (ops1, ops2),
-            "per_op": value, "events_per_op": events_per_op(r2), "results": r2,
-            "files": tuple(paths)}
+    m = {"lengths": tuple(lengths), "instructions": (i1, i2), "ops": (ops1, ops2),
+         "per_op": value, "events_per_op": events_per_op(r2), "results": r2,
+         "files": tuple(paths)}
+    if crossings:
+        c1, c2 = (socket_crossings(p) for p in profiles)
+        m["crossings_per_op"] = per_op(c1, ops1, c2, ops2)
+    return m
+
+
+FLOOR_BINARY = "rnicsim_hop_floor"  # tests/tools/hop_floor.cpp, built next to rnicsim
+FLOOR_LENGTHS = (2000, 12000)
+
+
+def floor(floor_exe, crossings, timed, reuse_payload=False, lengths=FLOOR_LENGTHS):
+    """Instructions per token of rnicsim_hop_floor: tokens that cross `crossings` sockets and
+    wait in `timed` stages per trip (16 in flight) and do nothing else, the least an op of that
+    shape costs. Runs it under callgrind at two token counts. Raises MeasureError."""
+    counts = []
+    for n in lengths:
+        cmd = [valgrind() or VALGRIND_PACKAGE, "--tool=callgrind",
+               "--callgrind-out-file=/dev/null", floor_exe, str(n), str(crossings), str(timed),
+               "16"] + (["--reuse-payload"] if reuse_payload else [])
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env())
+        if proc.returncode != 0:
+            raise MeasureError(f"{FLOOR_BINARY} exit {proc.returncode}:\n{proc.stderr[-2000:]}")
+        try:
+            counts.append(collected(proc.stderr))
+        except ValueError as e:
+            raise MeasureError(f"{e}:\n{proc.stderr[-2000:]}") from None
+    return per_op(counts[0], lengths[0], counts[1], lengths[1])
