@@ -11,6 +11,7 @@
 #include <tlm>
 
 #include "tlm/extensions.h"
+#include "tlm/sockets.h"
 
 namespace rnic {
 
@@ -115,6 +116,31 @@ tlm::tlm_response_status send_message(PayloadPool& pool, Socket& socket, T& mess
   socket->b_transport(*m.gp, delay);
   const tlm::tlm_response_status status = m.gp->get_response_status();
   pool.release_message(m);
+  return status;
+}
+
+// The same through a unit's InitiatorSocket: with the socket's own message payload.
+template <typename T, typename Module>
+tlm::tlm_response_status send_message(PayloadPool& pool, InitiatorSocket<Module>& socket,
+                                      T& message, sc_core::sc_time& delay) {
+  typename InitiatorSocket<Module>::MessageSlot& slot = socket.message_slot;
+  const unsigned id = MessageExtension<T>::ID;
+  if (slot.out || slot.extension_id != id || !slot.gp) {
+    if (slot.gp) return send_message<T, tlm_utils::simple_initiator_socket<Module>>(
+        pool, socket, message, delay);
+    const PayloadPool::Message<T> m = pool.acquire_message<T>();  // kept for good
+    slot.gp = m.gp;
+    slot.ext = m.ext;
+    slot.extension_id = id;
+  }
+  auto* ext = static_cast<MessageExtension<T>*>(slot.ext);
+  slot.out = true;
+  ext->message = &message;
+  slot.gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  socket->b_transport(*slot.gp, delay);
+  const tlm::tlm_response_status status = slot.gp->get_response_status();
+  ext->message = nullptr;
+  slot.out = false;
   return status;
 }
 
