@@ -5,16 +5,16 @@
 // that shape can cost, whatever its units do. `scripts/bench --floor` runs it under callgrind
 // at two token counts (start-up cancels) with the shape of a 64 B read (docs/development.md).
 //
-// A token crosses a socket as a unit's message does: rnic::send_message from the sender's
-// PayloadPool through an rnic::TargetSocket, the receiver finding it with message_of and
-// annotating its delay. With --reuse-payload every sender keeps one payload with the extension
-// attached instead (the least a TLM-2.0 b_transport can cost). A timed stage holds a token as
-// the switch holds a packet: into a queue, an event notified for its due time, an SC_METHOD that
-// sends on what is due; it serves one token per nanosecond, so tokens are due one by one.
-// WINDOW tokens are in flight (a stream's outstanding reads); a token back at the source starts
-// the next one.
+// A token crosses a socket as a unit's message does: rnic::send_message on an
+// rnic::InitiatorSocket (its message payload) to an rnic::TargetSocket, the receiver finding it
+// with message_of and annotating its delay. With --bare every sender calls b_transport itself
+// on a payload of its own, with no check and no response status (the least a TLM-2.0
+// b_transport can cost). A timed stage holds a token as the switch holds a packet: into a
+// queue, an event notified for its due time, an SC_METHOD that sends on what is due; it serves
+// one token per nanosecond, so tokens are due one by one. WINDOW tokens are in flight (a
+// stream's outstanding reads); a token back at the source starts the next one.
 //
-//   usage: rnicsim_hop_floor TOKENS CROSSINGS TIMED [WINDOW] [--reuse-payload]
+//   usage: rnicsim_hop_floor TOKENS CROSSINGS TIMED [WINDOW] [--bare]
 //   CROSSINGS >= 1 socket calls per trip, 0 <= TIMED < CROSSINGS, WINDOW >= 1 (default 16).
 //   Exit 0 with a summary line; 2 on a bad argument; 1 if a token took another path.
 #include <algorithm>
@@ -41,17 +41,13 @@ struct Token {
   uint64_t crossings = 0;  // sockets crossed on this trip
 };
 
-// Sends a token on as units do (a pooled message), or through a payload of its own.
+// Sends a token on as units do (send_message), or bare: b_transport on a payload of its own.
 class Sender {
  public:
-  explicit Sender(bool reuse) : reuse_(reuse) {}
+  explicit Sender(bool bare) : bare_(bare) {}
   template <typename Socket>
   void send(Socket& socket, Token& token, sc_core::sc_time& delay) {
-    if (!reuse_) {
-      rnic::send_message(pool_, socket, token, delay);
-      return;
-    }
-    if (!own_.gp || busy_) {  // a nested send while the own payload is out: the pool's
+    if (!bare_ || !own_.gp || busy_) {  // bare, a nested send while its payload is out too
       rnic::send_message(pool_, socket, token, delay);
       return;
     }
@@ -62,11 +58,11 @@ class Sender {
     busy_ = false;
   }
   void keep_one() {
-    if (reuse_) own_ = pool_.acquire_message<Token>();
+    if (bare_) own_ = pool_.acquire_message<Token>();
   }
 
  private:
-  bool reuse_;
+  bool bare_;
   bool busy_ = false;
   rnic::PayloadPool pool_;
   rnic::PayloadPool::Message<Token> own_{nullptr, nullptr};
@@ -77,11 +73,11 @@ class Sender {
 class Hop : public sc_core::sc_module {
  public:
   rnic::TargetSocket<Hop> in_tsock;
-  tlm_utils::simple_initiator_socket<Hop> out_isock;
+  rnic::InitiatorSocket<Hop> out_isock;
 
-  Hop(sc_core::sc_module_name name, bool timed, bool reuse)
+  Hop(sc_core::sc_module_name name, bool timed, bool bare)
       : sc_module(name), in_tsock("in_tsock"), out_isock("out_isock"), timed_(timed),
-        sender_(reuse) {
+        sender_(bare) {
     in_tsock.register_b_transport(this, &Hop::b_transport);
     sender_.keep_one();
     if (timed_) {
@@ -140,13 +136,13 @@ class Hop : public sc_core::sc_module {
 // Starts WINDOW tokens, then one more for each that comes back, until TOKENS have made the trip.
 class Source : public sc_core::sc_module {
  public:
-  tlm_utils::simple_initiator_socket<Source> out_isock;
+  rnic::InitiatorSocket<Source> out_isock;
   rnic::TargetSocket<Source> back_tsock;
 
   Source(sc_core::sc_module_name name, uint64_t tokens, uint64_t crossings, bool timed,
-         uint32_t window, bool reuse)
+         uint32_t window, bool bare)
       : sc_module(name), out_isock("out_isock"), back_tsock("back_tsock"), tokens_(tokens),
-        crossings_(crossings), timed_(timed), slots_(window), sender_(reuse) {
+        crossings_(crossings), timed_(timed), slots_(window), sender_(bare) {
     back_tsock.register_b_transport(this, &Source::back_b_transport);
     sender_.keep_one();
     SC_HAS_PROCESS(Source);
@@ -206,7 +202,7 @@ bool parse_count(const char* text, uint64_t max, uint64_t* out) {
 
 int usage(const std::string& why) {
   std::cerr << "rnicsim_hop_floor: " << why
-            << "\nusage: rnicsim_hop_floor TOKENS CROSSINGS TIMED [WINDOW] [--reuse-payload]"
+            << "\nusage: rnicsim_hop_floor TOKENS CROSSINGS TIMED [WINDOW] [--bare]"
                " (1 <= CROSSINGS <= 1000, 0 <= TIMED < CROSSINGS, 1 <= WINDOW <= 4096)\n";
   return 2;
 }
@@ -215,10 +211,10 @@ int usage(const std::string& why) {
 
 int sc_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  bool reuse = false;
+  bool bare = false;
   for (auto it = args.begin(); it != args.end();) {
-    if (*it == "--reuse-payload") {
-      reuse = true;
+    if (*it == "--bare") {
+      bare = true;
       it = args.erase(it);
     } else {
       ++it;
@@ -236,12 +232,12 @@ int sc_main(int argc, char** argv) {
     return usage("WINDOW must be 1 to 4096");
 
   // CROSSINGS - 1 hops and the way back to the source. The timed ones are spread evenly.
-  Source source("source", tokens, crossings, timed > 0, uint32_t(timed ? window : 1), reuse);
+  Source source("source", tokens, crossings, timed > 0, uint32_t(timed ? window : 1), bare);
   std::vector<std::unique_ptr<Hop>> hops;
   const uint64_t n = crossings - 1;
   for (uint64_t i = 0; i < n; ++i) {
     const bool is_timed = timed && (i * timed) / n != ((i + 1) * timed) / n;
-    hops.push_back(std::make_unique<Hop>(("hop_" + std::to_string(i)).c_str(), is_timed, reuse));
+    hops.push_back(std::make_unique<Hop>(("hop_" + std::to_string(i)).c_str(), is_timed, bare));
   }
   if (hops.empty()) {
     source.out_isock.bind(source.back_tsock);
@@ -252,7 +248,7 @@ int sc_main(int argc, char** argv) {
   }
   sc_core::sc_start();
   std::cout << "tokens " << source.done() << " crossings " << crossings << " timed " << timed
-            << " window " << (timed ? window : 1) << " payload " << (reuse ? "reused" : "pooled")
+            << " window " << (timed ? window : 1) << " sends " << (bare ? "bare" : "as-units")
             << " deltas " << sc_core::sc_delta_count() << " sim_ns "
             << uint64_t(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5) << "\n";
   if (source.done() != tokens || source.wrong_paths() != 0) {

@@ -194,15 +194,16 @@ FLOOR_BINARY = "rnicsim_hop_floor"  # tests/tools/hop_floor.cpp, built next to r
 FLOOR_LENGTHS = (2000, 12000)
 
 
-def floor(floor_exe, crossings, timed, reuse_payload=False, lengths=FLOOR_LENGTHS):
+def floor(floor_exe, crossings, timed, bare=False, lengths=FLOOR_LENGTHS):
     """Instructions per token of rnicsim_hop_floor: tokens that cross `crossings` sockets and
     wait in `timed` stages per trip (16 in flight) and do nothing else, the least an op of that
-    shape costs. Runs it under callgrind at two token counts. Raises MeasureError."""
+    shape costs; sent as units send, or `bare` (b_transport on a payload of the sender's own,
+    nothing else). Runs it under callgrind at two token counts. Raises MeasureError."""
     counts = []
     for n in lengths:
         cmd = [valgrind() or VALGRIND_PACKAGE, "--tool=callgrind",
                "--callgrind-out-file=/dev/null", floor_exe, str(n), str(crossings), str(timed),
-               "16"] + (["--reuse-payload"] if reuse_payload else [])
+               "16"] + (["--bare"] if bare else [])
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env())
         if proc.returncode != 0:
             raise MeasureError(f"{FLOOR_BINARY} exit {proc.returncode}:\n{proc.stderr[-2000:]}")
