@@ -15,6 +15,17 @@
 
 namespace rnic {
 
+// A payload for messages of type T: its MessageExtension<T> attached for good (the payload
+// deletes it, and `*ext` points at it), no command.
+template <typename T>
+std::unique_ptr<tlm::tlm_generic_payload> make_message_payload(MessageExtension<T>** ext) {
+  auto gp = std::make_unique<tlm::tlm_generic_payload>();
+  *ext = new MessageExtension<T>;
+  gp->set_extension(*ext);
+  gp->set_command(tlm::TLM_IGNORE_COMMAND);
+  return gp;
+}
+
 class PayloadPool : public tlm::tlm_mm_interface {
  public:
   PayloadPool() = default;
@@ -67,12 +78,9 @@ class PayloadPool : public tlm::tlm_mm_interface {
       list.pop_back();
       return {m.gp, static_cast<MessageExtension<T>*>(m.ext)};
     }
-    messages_.push_back(std::make_unique<tlm::tlm_generic_payload>());
-    tlm::tlm_generic_payload* gp = messages_.back().get();
-    auto* ext = new MessageExtension<T>;
-    gp->set_extension(ext);  // owned: the payload deletes it
-    gp->set_command(tlm::TLM_IGNORE_COMMAND);
-    return {gp, ext};
+    MessageExtension<T>* ext = nullptr;
+    messages_.push_back(make_message_payload<T>(&ext));
+    return {messages_.back().get(), ext};
   }
   template <typename T>
   void release_message(const Message<T>& m) {
@@ -128,9 +136,9 @@ tlm::tlm_response_status send_message(PayloadPool& pool, InitiatorSocket<Module>
   if (slot.out || slot.extension_id != id || !slot.gp) {
     if (slot.gp) return send_message<T, tlm_utils::simple_initiator_socket<Module>>(
         pool, socket, message, delay);
-    const PayloadPool::Message<T> m = pool.acquire_message<T>();  // kept for good
-    slot.gp = m.gp;
-    slot.ext = m.ext;
+    MessageExtension<T>* ext = nullptr;
+    slot.gp = make_message_payload<T>(&ext);
+    slot.ext = ext;
     slot.extension_id = id;
   }
   auto* ext = static_cast<MessageExtension<T>*>(slot.ext);

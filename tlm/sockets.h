@@ -193,20 +193,22 @@ class SharedTargetSocket
   GetDirectMemPtr dmi_ = nullptr;
 };
 
-// An initiator socket of one unit. It keeps one message payload for send_message
+// An initiator socket of one unit. It keeps one message payload of its own for send_message
 // (tlm/payload_pool.h): a unit sends one message at a time on a socket, so the payload is free
 // again when the call returns, and a send takes no payload from the pool (a pooled payload
-// per send cost a 64 B read about 300 instructions). The payload belongs to the unit's pool.
+// per send cost a 64 B read about 300 instructions). The socket owns it, so it lives as long
+// as the socket whatever pool the unit sends from.
 template <typename Module>
 class InitiatorSocket : public tlm_utils::simple_initiator_socket<Module> {
  public:
   using tlm_utils::simple_initiator_socket<Module>::simple_initiator_socket;
 
-  // The socket's message payload: the first message type sent on it claims it. Another type,
-  // or a send while the payload is out (a call that comes back to the unit and sends on the
-  // same socket again), takes a payload from the pool instead.
+  // The socket's message payload, made at the first send with that message type's extension
+  // attached (the payload deletes it). Another type, or a send while the payload is out (a
+  // call that comes back to the unit and sends on the same socket again), takes a payload
+  // from the pool instead.
   struct MessageSlot {
-    tlm::tlm_generic_payload* gp = nullptr;
+    std::unique_ptr<tlm::tlm_generic_payload> gp;
     tlm::tlm_extension_base* ext = nullptr;
     unsigned extension_id = 0;
     bool out = false;

@@ -252,14 +252,23 @@ TEST_CASE("an initiator socket sends messages on its own payload, a nested send 
   sender.isock.bind(target.tsock);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
 
-  CHECK(sender.send(Ping{5}) == tlm::TLM_OK_RESPONSE);
+  {
+    // The first send from a pool that is gone after it (as a unit's local pool is): the
+    // payload is the socket's, and serves the sends after it.
+    PayloadPool local;
+    Ping first{5};
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    CHECK(send_message(local, sender.isock, first, delay) == tlm::TLM_OK_RESPONSE);
+    CHECK(local.allocated() == 0);
+  }
   CHECK(sender.send(Ping{7}) == tlm::TLM_ADDRESS_ERROR_RESPONSE);  // the target's answer
   CHECK(sender.send(Ping{6}) == tlm::TLM_OK_RESPONSE);            // not the last answer
   REQUIRE(target.seen.size() == 3);
   const tlm::tlm_generic_payload* own = target.seen[0].gp;
   CHECK(target.seen[1].gp == own);
+  CHECK(target.seen[1].ping == 7);
   CHECK(target.seen[2].gp == own);
-  CHECK(sender.pool.allocated() == 1);  // one payload served every send
+  CHECK(sender.pool.allocated() == 0);  // the socket's payload served every send
   CHECK(message_of<Ping>(*const_cast<tlm::tlm_generic_payload*>(own)) == nullptr);  // cleared
 
   // Another message type: a pooled payload; the socket's stays with the first type.
@@ -268,6 +277,7 @@ TEST_CASE("an initiator socket sends messages on its own payload, a nested send 
   CHECK(target.seen[3].gp != own);
   CHECK(target.seen[3].pong == 3);
   CHECK(target.seen[3].ping == -1);
+  CHECK(sender.pool.allocated() == 1);
 
   // A send from inside a send on the same socket: the socket's payload is out, so the nested
   // Ping travels on a pooled one, and each message arrives whole on its own payload.
