@@ -7,12 +7,14 @@
 //
 // A token crosses a socket as a unit's message does: rnic::send_message on an
 // rnic::InitiatorSocket (its message payload) to an rnic::TargetSocket, the receiver finding it
-// with message_of and annotating its delay. With --bare every sender calls b_transport itself
-// on a payload of its own, with no check and no response status (the least a TLM-2.0
-// b_transport can cost). A timed stage holds a token as the switch holds a packet: into a
-// queue, an event notified for its due time, an SC_METHOD that sends on what is due; it serves
-// one token per nanosecond, so tokens are due one by one. WINDOW tokens are in flight (a
-// stream's outstanding reads); a token back at the source starts the next one.
+// with message_of and annotating its delay. With --bare a crossing costs the least TLM-2.0
+// allows: every hop is its own tlm_fw_transport_if behind a plain tlm::tlm_target_socket (no
+// dispatch object in between), the payload the token started on travels the whole trip (no
+// payload per send, no response status), and the receiver finds the token with message_of. A
+// timed stage holds a token as the switch holds a packet: into a queue, an event notified for
+// its due time, an SC_METHOD that sends on what is due; it serves one token per nanosecond, so
+// tokens are due one by one. WINDOW tokens are in flight (a stream's outstanding reads); a
+// token back at the source starts the next one.
 //
 //   usage: rnicsim_hop_floor TOKENS CROSSINGS TIMED [WINDOW] [--bare]
 //   CROSSINGS >= 1 socket calls per trip, 0 <= TIMED < CROSSINGS, WINDOW >= 1 (default 16).
@@ -24,6 +26,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <systemc>
@@ -41,45 +44,96 @@ struct Token {
   uint64_t crossings = 0;  // sockets crossed on this trip
 };
 
-// Sends a token on as units do (send_message), or bare: b_transport on a payload of its own.
-class Sender {
+// The two ways a unit meets a socket. AsUnits: the project's sockets, a message payload per
+// sending socket (send_message), the receiver's function registered on its TargetSocket.
+// Bare: plain TLM-2.0 sockets bound to the module itself, which is the fw (and bw) interface,
+// and the payload passed on as it came.
+struct AsUnits {
+  template <typename M>
+  using In = rnic::TargetSocket<M>;
+  template <typename M>
+  using Out = rnic::InitiatorSocket<M>;
+};
+struct Bare {
+  template <typename>
+  using In = tlm::tlm_target_socket<>;
+  template <typename>
+  using Out = tlm::tlm_initiator_socket<>;
+};
+
+// The interfaces a Bare module implements; the calls nobody makes fail loudly.
+class BareInterfaces : public tlm::tlm_fw_transport_if<>, public tlm::tlm_bw_transport_if<> {
  public:
-  explicit Sender(bool bare) : bare_(bare) {}
-  template <typename Socket>
-  void send(Socket& socket, Token& token, sc_core::sc_time& delay) {
-    if (!bare_ || !own_.gp || busy_) {  // bare, a nested send while its payload is out too
-      rnic::send_message(pool_, socket, token, delay);
-      return;
-    }
-    busy_ = true;
-    own_.ext->message = &token;
-    socket->b_transport(*own_.gp, delay);
-    own_.ext->message = nullptr;
-    busy_ = false;
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
+                                     sc_core::sc_time&) override {
+    SC_REPORT_FATAL("rnicsim/hop_floor", "nb_transport_fw");
+    return tlm::TLM_COMPLETED;
   }
-  void keep_one() {
-    if (bare_) own_ = pool_.acquire_message<Token>();
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
+                                     sc_core::sc_time&) override {
+    SC_REPORT_FATAL("rnicsim/hop_floor", "nb_transport_bw");
+    return tlm::TLM_COMPLETED;
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+  unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+};
+
+// What a module of either kind does at its sockets: receive() is called for every b_transport
+// on `in`, send() passes the token on at `out`.
+template <typename Kind, typename Module>
+class Ends;
+
+template <typename Module>
+class Ends<AsUnits, Module> {
+ public:
+  AsUnits::In<Module> in{"in_tsock"};
+  AsUnits::Out<Module> out{"out_isock"};
+  explicit Ends(Module* module) { in.register_b_transport(module, &Module::receive); }
+  void send(tlm::tlm_generic_payload&, Token& token, sc_core::sc_time& delay) {
+    rnic::send_message(pool_, out, token, delay);
+  }
+  static tlm::tlm_generic_payload* start_payload(std::vector<tlm::tlm_generic_payload>&, size_t) {
+    return nullptr;  // send_message finds one
   }
 
  private:
-  bool bare_;
-  bool busy_ = false;
   rnic::PayloadPool pool_;
-  rnic::PayloadPool::Message<Token> own_{nullptr, nullptr};
+};
+
+template <typename Module>
+class Ends<Bare, Module> : public BareInterfaces {
+ public:
+  Bare::In<Module> in{"in_tsock"};
+  Bare::Out<Module> out{"out_isock"};
+  explicit Ends(Module* module) : module_(module) {
+    in.bind(*this);
+    out.bind(*this);
+  }
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) override {
+    module_->receive(gp, delay);
+  }
+  void send(tlm::tlm_generic_payload& gp, Token&, sc_core::sc_time& delay) {
+    out->b_transport(gp, delay);
+  }
+  // The payload a token travels on for a whole trip, its Token extension attached once.
+  static tlm::tlm_generic_payload* start_payload(std::vector<tlm::tlm_generic_payload>& all,
+                                                 size_t i) {
+    return &all[i];
+  }
+
+ private:
+  Module* module_;
 };
 
 // One unit on the path: counts the crossing, annotates a latency, and sends the token on at
 // once (untimed) or when the latency has passed (timed).
+template <typename Kind>
 class Hop : public sc_core::sc_module {
  public:
-  rnic::TargetSocket<Hop> in_tsock;
-  rnic::InitiatorSocket<Hop> out_isock;
+  Ends<Kind, Hop> ends{this};
 
-  Hop(sc_core::sc_module_name name, bool timed, bool bare)
-      : sc_module(name), in_tsock("in_tsock"), out_isock("out_isock"), timed_(timed),
-        sender_(bare) {
-    in_tsock.register_b_transport(this, &Hop::b_transport);
-    sender_.keep_one();
+  Hop(sc_core::sc_module_name name, bool timed) : sc_module(name), timed_(timed) {
     if (timed_) {
       SC_HAS_PROCESS(Hop);
       SC_METHOD(release);
@@ -88,20 +142,14 @@ class Hop : public sc_core::sc_module {
     }
   }
 
- private:
-  struct Held {
-    sc_core::sc_time due;
-    Token* token;
-  };
-
-  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  void receive(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    if (std::is_same<Kind, AsUnits>::value) gp.set_response_status(tlm::TLM_OK_RESPONSE);
     Token* token = rnic::message_of<Token>(gp);
     if (!token) return;
     ++token->crossings;
     delay += latency_;
     if (!timed_) {
-      sender_.send(out_isock, *token, delay);
+      ends.send(gp, *token, delay);
       return;
     }
     // One token per initiation interval, as a pipeline stage serves them: each token is due at
@@ -109,17 +157,24 @@ class Hop : public sc_core::sc_module {
     // one, which a read stream's tokens seldom do). Due times stay in order.
     const sc_core::sc_time now = rnic::sim_time(*this);
     last_due_ = std::max(now + delay, last_due_ + interval_);
-    held_.push_back({last_due_, token});
+    held_.push_back({last_due_, token, &gp});
     due_event_.notify(held_.front().due - now);
   }
+
+ private:
+  struct Held {
+    sc_core::sc_time due;
+    Token* token;
+    tlm::tlm_generic_payload* gp;  // Bare: the payload the token travels on
+  };
 
   void release() {
     const sc_core::sc_time now = rnic::sim_time(*this);
     while (!held_.empty() && held_.front().due <= now) {
-      Token* token = held_.front().token;
+      const Held held = held_.front();
       held_.pop_front();
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-      sender_.send(out_isock, *token, delay);
+      ends.send(*held.gp, *held.token, delay);
     }
     if (!held_.empty()) due_event_.notify(held_.front().due - now);
   }
@@ -128,69 +183,102 @@ class Hop : public sc_core::sc_module {
   const sc_core::sc_time interval_{1, sc_core::SC_NS};
   sc_core::sc_time last_due_;
   bool timed_;
-  Sender sender_;
   std::deque<Held> held_;
   sc_core::sc_event due_event_;
 };
 
 // Starts WINDOW tokens, then one more for each that comes back, until TOKENS have made the trip.
+template <typename Kind>
 class Source : public sc_core::sc_module {
  public:
-  rnic::InitiatorSocket<Source> out_isock;
-  rnic::TargetSocket<Source> back_tsock;
+  Ends<Kind, Source> ends{this};
 
   Source(sc_core::sc_module_name name, uint64_t tokens, uint64_t crossings, bool timed,
-         uint32_t window, bool bare)
-      : sc_module(name), out_isock("out_isock"), back_tsock("back_tsock"), tokens_(tokens),
-        crossings_(crossings), timed_(timed), slots_(window), sender_(bare) {
-    back_tsock.register_b_transport(this, &Source::back_b_transport);
-    sender_.keep_one();
+         uint32_t window)
+      : sc_module(name), tokens_(tokens), crossings_(crossings), timed_(timed), slots_(window),
+        payloads_(window) {
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      auto* ext = new rnic::MessageExtension<Token>;  // the payload deletes it
+      ext->message = &slots_[i];
+      payloads_[i].set_extension(ext);
+    }
     SC_HAS_PROCESS(Source);
     SC_THREAD(run);
   }
   uint64_t done() const { return done_; }
   uint64_t wrong_paths() const { return wrong_paths_; }
 
- private:
-  void run() {
-    if (!timed_) {
-      // Untimed, a whole trip is one call: trips go one after another from here (started
-      // from the return instead, each would nest inside the last).
-      while (started_ < tokens_) start(slots_.front());
-      return;
-    }
-    // The first WINDOW go out now; each return starts one more (back_b_transport).
-    for (Token& slot : slots_) {
-      if (started_ == tokens_) break;
-      start(slot);
-    }
-  }
-  void start(Token& token) {
-    ++started_;
-    token.crossings = 0;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    sender_.send(out_isock, token, delay);
-  }
-  void back_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  void receive(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+    if (std::is_same<Kind, AsUnits>::value) gp.set_response_status(tlm::TLM_OK_RESPONSE);
     Token* token = rnic::message_of<Token>(gp);
     if (!token) return;
     ++done_;
     if (token->crossings + 1 != crossings_) ++wrong_paths_;  // + 1: this crossing
     // Timed, the return comes from a stage's process: the next trip runs from here to the first
     // timed stage.
-    if (timed_ && started_ < tokens_) start(*token);
+    if (timed_ && started_ < tokens_) start(size_t(token - slots_.data()));
+  }
+
+ private:
+  void run() {
+    if (!timed_) {
+      // Untimed, a whole trip is one call: trips go one after another from here (started
+      // from the return instead, each would nest inside the last).
+      while (started_ < tokens_) start(0);
+      return;
+    }
+    // The first WINDOW go out now; each return starts one more (receive).
+    for (size_t i = 0; i < slots_.size() && started_ < tokens_; ++i) start(i);
+  }
+  void start(size_t slot) {
+    ++started_;
+    slots_[slot].crossings = 0;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    tlm::tlm_generic_payload* gp = Ends<Kind, Source>::start_payload(payloads_, slot);
+    ends.send(gp ? *gp : payloads_[slot], slots_[slot], delay);
   }
 
   uint64_t tokens_;
   uint64_t crossings_;
   bool timed_;
   std::vector<Token> slots_;
-  Sender sender_;
+  std::vector<tlm::tlm_generic_payload> payloads_;  // Bare: one per token in flight
   uint64_t started_ = 0;
   uint64_t done_ = 0;
   uint64_t wrong_paths_ = 0;
 };
+
+// Builds CROSSINGS - 1 hops and the way back to the source (the timed ones spread evenly), runs
+// them, prints the summary line. Returns the exit status.
+template <typename Kind>
+int run_floor(uint64_t tokens, uint64_t crossings, uint64_t timed, uint64_t window,
+              const char* sends) {
+  Source<Kind> source("source", tokens, crossings, timed > 0, uint32_t(timed ? window : 1));
+  std::vector<std::unique_ptr<Hop<Kind>>> hops;
+  const uint64_t n = crossings - 1;
+  for (uint64_t i = 0; i < n; ++i) {
+    const bool is_timed = timed && (i * timed) / n != ((i + 1) * timed) / n;
+    hops.push_back(std::make_unique<Hop<Kind>>(("hop_" + std::to_string(i)).c_str(), is_timed));
+  }
+  if (hops.empty()) {
+    source.ends.out.bind(source.ends.in);
+  } else {
+    source.ends.out.bind(hops.front()->ends.in);
+    for (size_t i = 0; i + 1 < hops.size(); ++i) hops[i]->ends.out.bind(hops[i + 1]->ends.in);
+    hops.back()->ends.out.bind(source.ends.in);
+  }
+  sc_core::sc_start();
+  std::cout << "tokens " << source.done() << " crossings " << crossings << " timed " << timed
+            << " window " << (timed ? window : 1) << " sends " << sends << " deltas "
+            << sc_core::sc_delta_count() << " sim_ns "
+            << uint64_t(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5) << "\n";
+  if (source.done() != tokens || source.wrong_paths() != 0) {
+    std::cerr << "rnicsim_hop_floor: " << source.done() << " of " << tokens << " tokens back, "
+              << source.wrong_paths() << " by another path\n";
+    return 1;
+  }
+  return 0;
+}
 
 bool parse_count(const char* text, uint64_t max, uint64_t* out) {
   const std::string s(text);
@@ -231,30 +319,6 @@ int sc_main(int argc, char** argv) {
   if (args.size() == 4 && (!parse_count(args[3].c_str(), 4096, &window) || window == 0))
     return usage("WINDOW must be 1 to 4096");
 
-  // CROSSINGS - 1 hops and the way back to the source. The timed ones are spread evenly.
-  Source source("source", tokens, crossings, timed > 0, uint32_t(timed ? window : 1), bare);
-  std::vector<std::unique_ptr<Hop>> hops;
-  const uint64_t n = crossings - 1;
-  for (uint64_t i = 0; i < n; ++i) {
-    const bool is_timed = timed && (i * timed) / n != ((i + 1) * timed) / n;
-    hops.push_back(std::make_unique<Hop>(("hop_" + std::to_string(i)).c_str(), is_timed, bare));
-  }
-  if (hops.empty()) {
-    source.out_isock.bind(source.back_tsock);
-  } else {
-    source.out_isock.bind(hops.front()->in_tsock);
-    for (size_t i = 0; i + 1 < hops.size(); ++i) hops[i]->out_isock.bind(hops[i + 1]->in_tsock);
-    hops.back()->out_isock.bind(source.back_tsock);
-  }
-  sc_core::sc_start();
-  std::cout << "tokens " << source.done() << " crossings " << crossings << " timed " << timed
-            << " window " << (timed ? window : 1) << " sends " << (bare ? "bare" : "as-units")
-            << " deltas " << sc_core::sc_delta_count() << " sim_ns "
-            << uint64_t(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5) << "\n";
-  if (source.done() != tokens || source.wrong_paths() != 0) {
-    std::cerr << "rnicsim_hop_floor: " << source.done() << " of " << tokens << " tokens back, "
-              << source.wrong_paths() << " by another path\n";
-    return 1;
-  }
-  return 0;
+  return bare ? run_floor<Bare>(tokens, crossings, timed, window, "bare")
+              : run_floor<AsUnits>(tokens, crossings, timed, window, "as-units");
 }

@@ -197,8 +197,8 @@ FLOOR_LENGTHS = (2000, 12000)
 def floor(floor_exe, crossings, timed, bare=False, lengths=FLOOR_LENGTHS):
     """Instructions per token of rnicsim_hop_floor: tokens that cross `crossings` sockets and
     wait in `timed` stages per trip (16 in flight) and do nothing else, the least an op of that
-    shape costs; sent as units send, or `bare` (b_transport on a payload of the sender's own,
-    nothing else). Runs it under callgrind at two token counts. Raises MeasureError."""
+    shape costs; sent as units send, or `bare` (plain TLM-2.0 sockets bound to each hop itself,
+    the token's payload passed on as it came: the least a crossing costs). Runs it under callgrind at two token counts. Raises MeasureError."""
     counts = []
     for n in lengths:
         cmd = [valgrind() or VALGRIND_PACKAGE, "--tool=callgrind",
