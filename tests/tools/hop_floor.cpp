@@ -93,9 +93,6 @@ class Ends<AsUnits, Module> {
   void send(tlm::tlm_generic_payload&, Token& token, sc_core::sc_time& delay) {
     rnic::send_message(pool_, out, token, delay);
   }
-  static tlm::tlm_generic_payload* start_payload(std::vector<tlm::tlm_generic_payload>&, size_t) {
-    return nullptr;  // send_message finds one
-  }
 
  private:
   rnic::PayloadPool pool_;
@@ -115,11 +112,6 @@ class Ends<Bare, Module> : public BareInterfaces {
   }
   void send(tlm::tlm_generic_payload& gp, Token&, sc_core::sc_time& delay) {
     out->b_transport(gp, delay);
-  }
-  // The payload a token travels on for a whole trip, its Token extension attached once.
-  static tlm::tlm_generic_payload* start_payload(std::vector<tlm::tlm_generic_payload>& all,
-                                                 size_t i) {
-    return &all[i];
   }
 
  private:
@@ -237,15 +229,16 @@ class Source : public sc_core::sc_module {
     ++started_;
     slots_[slot].crossings = 0;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    tlm::tlm_generic_payload* gp = Ends<Kind, Source>::start_payload(payloads_, slot);
-    ends.send(gp ? *gp : payloads_[slot], slots_[slot], delay);
+    ends.send(payloads_[slot], slots_[slot], delay);  // AsUnits: send_message's payload instead
   }
 
   uint64_t tokens_;
   uint64_t crossings_;
   bool timed_;
   std::vector<Token> slots_;
-  std::vector<tlm::tlm_generic_payload> payloads_;  // Bare: one per token in flight
+  // One per token in flight, its Token extension attached once: a Bare token travels the whole
+  // trip on it.
+  std::vector<tlm::tlm_generic_payload> payloads_;
   uint64_t started_ = 0;
   uint64_t done_ = 0;
   uint64_t wrong_paths_ = 0;
