@@ -5,8 +5,9 @@ tests/tools/tiny.json through scripts/sweep, locally or through a Dask cluster t
 starts on loopback (a scheduler and two single-threaded workers) and always stops.
 Checks: 9 rows, every point passed, each row's config and bytes follow its grid values, the
 plots are PNGs with unit-bearing axis labels and default file names, the progress line has an
-ETA. The local run also checks the argument errors (exit 2), --zip, --resume, --replot and
-that no build runs when a binary is given.
+ETA. The local run also checks the argument errors (exit 2), bad paths (exit 2, one line on
+stderr, no traceback, nothing written), --zip, --resume, --replot and that no build runs when
+a binary is given.
 
 usage: check_sweep.py local|dask RNICSIM SOURCE_DIR WORK_DIR
 """
@@ -144,6 +145,58 @@ def check_errors():
         check(proc.returncode == 2, f"{what}: exit {proc.returncode}, expected 2")
         check(what in proc.stderr, f"{what}: not named on stderr")
     check(not os.path.exists(os.path.join(out, "results.csv")), "an argument error ran points")
+
+
+def check_paths():
+    """Paths the sweep cannot use exit 2 with one line on stderr (no traceback), before anything
+    runs, and nothing is written: not over the file in the way, not over the scenario, not
+    outside the --out DIR."""
+    blocker = os.path.join(WORK, "blocker.txt")  # a regular file where a folder should be
+    with open(blocker, "w") as f:
+        f.write("not a folder\n")
+    in_place = os.path.join(WORK, "in-place")  # the scenario is DIR/results.json
+    os.makedirs(in_place, exist_ok=True)
+    shutil.copy(SCENARIO, os.path.join(in_place, "results.json"))
+    with open(SCENARIO) as f:
+        scenario_text = f.read()
+    plotted = os.path.join(WORK, "paths-out")
+    replotted = os.path.join(WORK, "paths-replot")  # a sweep's output with a broken results.json
+    os.makedirs(replotted, exist_ok=True)
+    shutil.copy(os.path.join(WORK, "out", "results.csv"), replotted)
+    with open(os.path.join(replotted, "results.json"), "w") as f:
+        f.write("{ cut short")
+    grid = ["--grid", "pcie.mrrs=256"]
+    plot = "x=pcie.mrrs,y=gbps"
+    for args, what, rnicsim in [
+        ([SCENARIO, *grid, "--out", blocker], "exists and is not a directory", True),
+        ([SCENARIO, *grid, "--out", os.path.join(blocker, "sub")], "is not a directory", True),
+        ([os.path.join(in_place, "results.json"), *grid, "--out", in_place],
+         "the scenario itself", True),
+        ([SCENARIO, *grid, "--out", plotted, "--plot", plot + ",file=../escaped.png"],
+         "not a plain file name", True),
+        ([SCENARIO, *grid, "--out", plotted, "--plot", plot + ",file=results.csv"],
+         "a file the sweep writes", True),
+        ([SCENARIO, *grid, "--out", plotted, "--plot", plot + ",file=gbps.nope"],
+         "matplotlib writes no .nope files", True),
+        (["--replot", os.path.join(WORK, "out"), "--plot", plot, "--out", blocker],
+         "exists and is not a directory", False),
+        (["--replot", replotted, "--plot", plot], "cannot read", False),
+        (["--replot", os.path.join(WORK, "out"), "--plot", plot + ",file=results.csv"],
+         "a file the sweep writes", False),
+    ]:
+        proc = sweep(*args, rnicsim=rnicsim)
+        check(proc.returncode == 2, f"{what}: exit {proc.returncode}, expected 2")
+        check(what in proc.stderr, f"{what}: not named on stderr")
+        check("Traceback" not in proc.stderr, f"{what}: a traceback on stderr")
+        check(len(proc.stderr.strip().splitlines()) == 1, f"{what}: not one line on stderr")
+    with open(blocker) as f:
+        check(f.read() == "not a folder\n", "--out FILE: the file changed")
+    with open(os.path.join(in_place, "results.json")) as f:
+        check(f.read() == scenario_text, "--out DIR over the scenario DIR/results.json: changed")
+    check(not os.path.exists(os.path.join(WORK, "escaped.png")), "a plot left the --out DIR")
+    check(not os.path.exists(plotted), "a refused sweep made its --out DIR")
+    with open(os.path.join(WORK, "out", "results.csv")) as f:
+        check(f.read().startswith("pcie.mrrs,"), "--replot file=results.csv wrote over its input")
 
 
 def check_zip():
@@ -361,6 +414,7 @@ def main():
         check_resume()
         check_resume_interrupted()
         check_replot()
+        check_paths()
         check_no_build()
     elif MODE == "dask":
         try:

@@ -75,6 +75,158 @@ class Run(unittest.TestCase):
         self.assertIn("pcie.mrrs", str(caught.exception))
 
 
+class Errors(unittest.TestCase):
+    """Bad input and failed runs raise rnicsim.Error (the classes of errors.py) with a message,
+    never a KeyError or OSError from inside the package."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def fake_rnicsim(self, body):
+        path = os.path.join(self.tmp.name, "fake-rnicsim")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body + "\n")
+        os.chmod(path, 0o755)
+        return path
+
+    def test_hierarchy(self):
+        self.assertTrue(issubclass(rnicsim.Error, Exception))
+        for cls in (rnicsim.BuildError, rnicsim.RunError, rnicsim.ScenarioError,
+                    rnicsim.ValidationError):
+            self.assertTrue(issubclass(cls, rnicsim.Error), cls)
+        self.assertTrue(issubclass(rnicsim.ScenarioError, rnicsim.RunError))
+        self.assertTrue(issubclass(rnicsim.ValidationError, rnicsim.ScenarioError))
+        self.assertIs(rnicsim.RnicsimNotFound, rnicsim.BuildError)
+        for name in ("Error", "BuildError", "RunError", "ScenarioError", "ValidationError"):
+            self.assertIn(name, rnicsim.__all__)
+
+    def test_refused_run(self):
+        data = tiny()
+        data["steps"][0]["size"] = -1
+        r = rnicsim.run(data, rnicsim=RNICSIM, check=False)
+        self.assertTrue(r.refused)
+        self.assertFalse(r.passed)
+        self.assertEqual(r.exit_code, 2)
+        self.assertIn("size", r.message)
+        self.assertEqual(r.message, r.stderr.strip())
+        for accessor in (r.metrics, r.workload_metrics, r.to_frame):
+            with self.subTest(accessor=accessor.__name__):
+                with self.assertRaises(rnicsim.Error) as caught:  # not KeyError 'steps'
+                    accessor()
+                self.assertIsInstance(caught.exception, rnicsim.ScenarioError)
+                self.assertNotIsInstance(caught.exception, KeyError)
+                self.assertTrue(str(caught.exception).startswith("the run was refused: "))
+                self.assertIn(r.message, str(caught.exception))
+        with self.assertRaises(rnicsim.ScenarioError) as caught:  # and with check=True
+            rnicsim.run(data, rnicsim=RNICSIM)
+        self.assertEqual(caught.exception.exit_code, 2)
+        ok = rnicsim.run(TINY, rnicsim=RNICSIM, check=False)
+        self.assertFalse(ok.refused)
+        self.assertTrue(ok.passed)
+
+    def test_rnicsim_failed(self):
+        """Not a refusal: exit 3, or killed by a signal, is a RunError but no ScenarioError;
+        its Results (check=False) say why when asked for metrics."""
+        fake = self.fake_rnicsim('echo "rnicsim: internal error: boom" >&2; exit 3')
+        with self.assertRaises(rnicsim.RunError) as caught:
+            rnicsim.run(TINY, rnicsim=fake)
+        self.assertNotIsInstance(caught.exception, rnicsim.ScenarioError)
+        self.assertEqual(caught.exception.exit_code, 3)
+        self.assertIn("boom", str(caught.exception))
+        r = rnicsim.run(TINY, rnicsim=fake, check=False)
+        self.assertFalse(r.refused or r.passed)
+        with self.assertRaises(rnicsim.RunError) as caught:
+            r.metrics()
+        self.assertIn("boom", str(caught.exception))
+        killed = self.fake_rnicsim("kill -SEGV $$")
+        with self.assertRaises(rnicsim.RunError) as caught:
+            rnicsim.run(TINY, rnicsim=killed)
+        self.assertIn("signal 11", str(caught.exception))
+
+    def test_bad_input_at_the_boundary(self):
+        with self.assertRaises(rnicsim.BuildError):
+            rnicsim.run(TINY, rnicsim=os.path.join(self.tmp.name, "no-rnicsim"))
+        missing = os.path.join(self.tmp.name, "missing.json")
+        with self.assertRaises(rnicsim.ScenarioError) as caught:  # rnicsim's own refusal
+            rnicsim.run(missing, rnicsim=RNICSIM)
+        self.assertIn(missing, str(caught.exception))
+        data = tiny()
+        data["steps"][0]["size"] = {64, 128}  # a set: no JSON for it
+        with self.assertRaises(rnicsim.ScenarioError) as caught:
+            rnicsim.run(data, rnicsim=RNICSIM)
+        self.assertIn("not JSON", str(caught.exception))
+        with self.assertRaises(rnicsim.ScenarioError):
+            rnicsim.run(42, rnicsim=RNICSIM)
+        with self.assertRaises(rnicsim.ScenarioError):
+            rnicsim.workload_steps({"name": "no steps"})
+        r = rnicsim.run(TINY, rnicsim=RNICSIM)
+        with self.assertRaises(rnicsim.Error) as caught:  # not IndexError
+            r.metrics(5)
+        self.assertIn("no step 5", str(caught.exception))
+        s = rnicsim.Scenario("x")
+        step = s.dma_bench("A", size=64, count=1)
+        with self.assertRaises(rnicsim.Error):  # not StopIteration
+            s.index(dict(step))
+        target = os.path.join(self.tmp.name, "no", "such", "folder", "x.json")
+        with self.assertRaises(rnicsim.Error) as caught:  # not FileNotFoundError
+            s.write(target)
+        self.assertIn(target, str(caught.exception))
+
+
+class ScenarioNames(unittest.TestCase):
+    """A scenario's name is data: it never becomes a path (the temporary file has the package's
+    name), whatever it holds."""
+
+    def test_name_does_not_leave_the_temporary_folder(self):
+        with tempfile.TemporaryDirectory() as top:
+            victim = os.path.join(top, "victim.json")
+            with open(victim, "w") as f:
+                f.write("precious\n")
+            cwd = os.path.join(top, "cwd")  # ../victim.json from here is the victim too
+            os.mkdir(cwd)
+            names = ["../victim", os.path.join(top, "absolute"), "a/b", ".."]
+            before = os.getcwd()
+            os.chdir(cwd)
+            try:
+                # Temporary folders inside `top`: TMP/rnicsim-builder-X/../victim.json is the
+                # victim.
+                with mock.patch.object(tempfile, "tempdir", top):
+                    for name in names:
+                        with self.subTest(name=name):
+                            s = rnicsim.Scenario(name)
+                            s.dma_bench("A", size=512, count=10)
+                            self.assertTrue(s.validate(rnicsim=RNICSIM))
+                            self.assertEqual(s.run(rnicsim=RNICSIM).metrics()["ops"], 10)
+                            s.read_stream("qpNope", count=1, size=64, sgl="mrA", remote="mrB")
+                            with self.assertRaises(rnicsim.ValidationError) as caught:
+                                s.validate(rnicsim=RNICSIM)
+                            self.assertIn("qpNope", str(caught.exception))
+                            self.assertNotIn(top, str(caught.exception))  # no temporary path
+            finally:
+                os.chdir(before)
+            with open(victim) as f:
+                self.assertEqual(f.read(), "precious\n")
+            # Nothing left, nothing written outside the temporary folders (now removed).
+            self.assertEqual(sorted(os.listdir(top)), ["cwd", "victim.json"])
+            self.assertEqual(os.listdir(cwd), [])
+
+    def test_long_name(self):
+        name = "n" * 300  # longer than a file name may be (255)
+        data = tiny()
+        data["name"] = name
+        r = rnicsim.run(data, rnicsim=RNICSIM)
+        self.assertEqual(r["scenario"], name)
+        self.assertEqual(r.metrics()["ops"], 200)
+        s = rnicsim.Scenario(name)
+        s.dma_bench("A", size=512, count=10)
+        self.assertTrue(s.validate(rnicsim=RNICSIM))
+        data["steps"][0]["size"] = -1
+        with self.assertRaises(rnicsim.ScenarioError) as caught:  # refused, not OSError
+            rnicsim.run(data, rnicsim=RNICSIM)
+        self.assertIn("size", caught.exception.stderr)
+
+
 class ResultsAccess(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

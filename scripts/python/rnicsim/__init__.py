@@ -8,13 +8,17 @@ simulator from Python.
 
     s = rnicsim.Scenario("mine"); p = s.two_nodes(); s.read_stream(p.qp, 100, 64, ...)
 
-Public names: run, Results, RunError, find_rnicsim, RnicsimNotFound, workload_steps,
-WORKLOAD_OPS, ROOT, Scenario (builder), ValidationError. The submodules (binary, results,
-markdown, plots, cli, units, builder, sweep, speed) serve the tools; see README.md.
+Public names: run, Results, find_rnicsim, workload_steps, WORKLOAD_OPS, ROOT, Scenario
+(builder), and the errors: Error (the base of all), BuildError (RnicsimNotFound), RunError,
+ScenarioError, ValidationError. The submodules (binary, results, markdown, plots, cli, units,
+builder, sweep, speed, errors) serve the tools; see README.md.
 """
-from .binary import ROOT, RnicsimNotFound, find_rnicsim
-from .builder import Scenario, ValidationError
-from .results import WORKLOAD_OPS, Results, RunError, run, workload_steps
+from .binary import ROOT, find_rnicsim
+from .builder import Scenario
+from .errors import (BuildError, Error, RnicsimNotFound, RunError, ScenarioError,
+                     ValidationError)
+from .results import WORKLOAD_OPS, Results, run, workload_steps
 
-__all__ = ["run", "Results", "RunError", "find_rnicsim", "RnicsimNotFound", "workload_steps",
-           "WORKLOAD_OPS", "ROOT", "Scenario", "ValidationError"]
+__all__ = ["run", "Results", "find_rnicsim", "workload_steps", "WORKLOAD_OPS", "ROOT",
+           "Scenario", "Error", "BuildError", "RnicsimNotFound", "RunError", "ScenarioError",
+           "ValidationError"]

@@ -4,13 +4,11 @@ import os
 import subprocess
 import sys
 
+from .errors import BuildError, RnicsimNotFound  # noqa: F401 (RnicsimNotFound: the old name)
+
 # scripts/python/rnicsim/binary.py -> the source tree.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__)))))
-
-
-class RnicsimNotFound(Exception):
-    """No usable rnicsim binary: a named one is missing, or the build failed."""
 
 
 def env():
@@ -30,7 +28,7 @@ def _built(build):
 def _usable(path, what):
     path = os.path.abspath(path)
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        raise RnicsimNotFound(f"no rnicsim binary at {path} ({what})")
+        raise BuildError(f"no rnicsim binary at {path} ({what})")
     return path
 
 
@@ -42,7 +40,8 @@ def find_rnicsim(explicit=None, build=True):
     3. BUILD/rnicsim (BUILD: $RNICSIM_BUILD_DIR, default build/ of the source tree), else
     4. when `build` is true, builds it with `scripts/setup --build` (saying so on stderr).
 
-    Raises RnicsimNotFound when a named binary is missing or the build fails.
+    Raises BuildError (alias RnicsimNotFound) when a named binary is missing or the build
+    fails.
     """
     if explicit:
         return _usable(explicit, "--rnicsim")
@@ -52,17 +51,20 @@ def find_rnicsim(explicit=None, build=True):
     if exe or not build:
         if exe:
             return exe
-        raise RnicsimNotFound(f"no rnicsim binary in {build_dir()} (build it: scripts/setup "
-                              "--build, or give --rnicsim PATH / RNICSIM)")
+        raise BuildError(f"no rnicsim binary in {build_dir()} (build it: scripts/setup "
+                         "--build, or give --rnicsim PATH / RNICSIM)")
     print(f"rnicsim: no binary in {build_dir()}: building it (scripts/setup --build)",
           file=sys.stderr)
     # Quiet build; its log only on failure (scripts/rnicsim does the same).
-    proc = subprocess.run([os.path.join(ROOT, "scripts", "setup"), "--build"],
-                          capture_output=True, text=True)
+    setup = os.path.join(ROOT, "scripts", "setup")
+    try:
+        proc = subprocess.run([setup, "--build"], capture_output=True, text=True)
+    except OSError as e:
+        raise BuildError(f"cannot run {setup}: {e.strerror or e}") from e
     exe = _built(build_dir())
     if proc.returncode != 0 or not exe:
         sys.stderr.write(proc.stdout + proc.stderr)
-        raise RnicsimNotFound("build failed (scripts/setup --build)")
+        raise BuildError("build failed (scripts/setup --build)")
     return exe
 
 

@@ -11,7 +11,8 @@ anything the format has can be written with step(); the helpers cover the common
                       span=span, pattern="random")
     s.write("reads.json"); s.validate(); r = s.run(set={"mtt.cache_entries": 64})
 
-The format itself has no loops (its contract stays as SCENARIOS.md describes it): loop here.
+The format itself has no loops (its contract stays as docs/scenario-format.md describes it):
+loop here.
 """
 import json
 import os
@@ -19,6 +20,8 @@ import subprocess
 import tempfile
 
 from .binary import env, find_rnicsim
+from .errors import EXIT_REFUSED, Error, RunError, ScenarioError, ValidationError
+from .results import SCENARIO_FILE, exit_text, label, set_args
 from .results import run as _run
 
 READ_SINK_FLAGS = ("ALLOW_LOCAL_WRITE", "RDMA_READ_SINK")
@@ -33,14 +36,6 @@ class Pair:
 
     def __repr__(self):
         return "Pair(" + ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items()) + ")"
-
-
-class ValidationError(Exception):
-    """`rnicsim validate` refused the scenario: .stderr says why."""
-
-    def __init__(self, message, stderr):
-        super().__init__(message)
-        self.stderr = stderr
 
 
 class Scenario:
@@ -69,7 +64,10 @@ class Scenario:
 
     def index(self, step):
         """The index in steps[] of a step this scenario holds (by identity)."""
-        return next(i for i, s in enumerate(self.steps) if s is step)
+        for i, s in enumerate(self.steps):
+            if s is step:
+                return i
+        raise Error(f"scenario {self.name!r}: the step {step!r} is not one of its steps")
 
     # -- objects ----------------------------------------------------------------------------
 
@@ -172,28 +170,53 @@ class Scenario:
                 data["config"]["preset"] = self.preset
             if self.config:
                 data["config"]["set"] = dict(self.config)
-        data["steps"] = json.loads(json.dumps(self.steps))
+        try:
+            data["steps"] = json.loads(json.dumps(self.steps))
+        except (TypeError, ValueError) as e:
+            raise ScenarioError(f"scenario {self.name!r}: a step is not JSON: {e}") from e
         return data
 
     def json(self, indent=1):
-        return json.dumps(self.to_dict(), indent=indent) + "\n"
+        data = self.to_dict()
+        try:
+            return json.dumps(data, indent=indent) + "\n"
+        except (TypeError, ValueError) as e:  # the config or the name
+            raise ScenarioError(f"scenario {self.name!r}: not JSON: {e}") from e
 
     def write(self, path, indent=1):
-        """Writes the scenario as a JSON file (what `rnicsim run PATH` reads); returns path."""
-        with open(path, "w") as f:
-            f.write(self.json(indent))
+        """Writes the scenario as a JSON file (what `rnicsim run PATH` reads) at `path`, the
+        caller's; returns path."""
+        text = self.json(indent)
+        try:
+            with open(path, "w") as f:
+                f.write(text)
+        except OSError as e:
+            raise Error(f"cannot write the scenario to {path}: {e.strerror or e}") from e
         return path
 
     def validate(self, rnicsim=None, set=None):  # noqa: A002 (as run's)
-        """`rnicsim validate` on the scenario; raises ValidationError with its message."""
-        from .results import set_args
+        """`rnicsim validate` on the scenario; raises ValidationError (exit 2) with its
+        message, RunError when rnicsim fails otherwise."""
         exe = find_rnicsim(rnicsim)
-        with tempfile.TemporaryDirectory(prefix="rnicsim-builder-") as tmp:
-            path = self.write(os.path.join(tmp, f"{self.name}.json"))
-            proc = subprocess.run([exe, "validate", path, "--quiet", *set_args(set or {})],
-                                  capture_output=True, text=True, env=env())
+        text, args = self.json(), set_args(set or {})
+        # A temporary file of the package's name: the scenario's name is data, not a path
+        # ("../x" must not leave the folder); messages show it as `name`.
+        name = label(self.name)
+        try:
+            with tempfile.TemporaryDirectory(prefix="rnicsim-builder-") as tmp:
+                path = os.path.join(tmp, SCENARIO_FILE)
+                with open(path, "w") as f:
+                    f.write(text)
+                proc = subprocess.run([exe, "validate", path, "--quiet", *args],
+                                      capture_output=True, text=True, env=env())
+        except OSError as e:
+            raise RunError(f"rnicsim validate: cannot run {exe} on {name}: {e}") from e
+        stderr = proc.stderr.replace(path, name)
+        if proc.returncode == EXIT_REFUSED:
+            raise ValidationError(f"rnicsim validate: {stderr.strip()}", proc.returncode, stderr)
         if proc.returncode != 0:
-            raise ValidationError(f"rnicsim validate: {proc.stderr.strip()}", proc.stderr)
+            raise RunError(f"rnicsim validate: {exit_text(proc.returncode)}: {stderr.strip()}",
+                           proc.returncode, stderr)
         return True
 
     def run(self, set=None, seed=None, rnicsim=None, check=True):  # noqa: A002

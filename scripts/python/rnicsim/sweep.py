@@ -17,7 +17,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import rnicsim
 from rnicsim import binary, cli, plots, units
-from rnicsim.results import run_text, set_args, workload_indices
+from rnicsim.errors import Error
+from rnicsim.results import SCENARIO_FILE, run_text, set_args, workload_indices
 
 METRICS = ("ops", "bytes", "sim_ns", "mops", "gbps", "latency_ns.p50", "latency_ns.p90",
            "latency_ns.p99", "latency_ns.max", "mtt.hit_rate", "mpt.hit_rate")
@@ -32,8 +33,37 @@ MARKERS = ["o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h", "p"]
 LINESTYLES = ["-", "--", "-.", ":"]
 
 
-class UsageError(Exception):
-    pass
+CHECKPOINT = "points.partial.jsonl"
+# The files a sweep writes into its --out DIR besides the plots: a plot may not take their
+# names, and the scenario may not be one of them.
+OUTPUTS = ("results.csv", "results.json", CHECKPOINT)
+
+
+class UsageError(Error):
+    """A bad argument or path: scripts/sweep prints it and exits 2."""
+
+
+def check_out_dir(path, option="--out"):
+    """A folder the sweep may create or write into: refused when it, or a folder above it, is
+    a file (before anything runs, so that no traceback comes at the end)."""
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            raise UsageError(f"{option} {path}: exists and is not a directory")
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise UsageError(f"{option} {path}: {parent} is not a directory")
+
+
+def make_out_dir(path, option="--out"):
+    check_out_dir(path, option)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"{option} {path}: cannot create the directory: {e.strerror or e}") \
+            from e
 
 
 def need(modules):
@@ -154,6 +184,15 @@ def parse_zip(specs, scenario, known_keys, grid_keys):
     return zipped
 
 
+def plot_formats():
+    """The file endings matplotlib writes (png, svg, pdf, ...); empty without matplotlib."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        return {}
+    return FigureCanvasBase.get_supported_filetypes()
+
+
 def parse_plot(spec, grid_keys, workload):
     plot = {"logx": False, "logy": False, "series": None, "file": None, "xlabel": None,
             "ylabel": None, "title": None}
@@ -168,6 +207,19 @@ def parse_plot(spec, grid_keys, workload):
                 name, PLOT_PARTS + ("logx", "logy"), " (expected x=KEY, y=METRIC, series=KEY, "
                 "file=NAME.png, logx, logy, xlabel=, ylabel=, title=)"))
         plot[name] = value
+    if plot["file"] is not None:
+        # A plain name in the --out DIR: the sweep writes nowhere else, nor over its own files.
+        name = plot["file"]
+        if os.sep in name or name in (".", ".."):
+            raise UsageError(f"--plot {spec!r}: file={name} is not a plain file name (the plot "
+                             "goes into the --out DIR)")
+        if name in OUTPUTS:
+            raise UsageError(f"--plot {spec!r}: file={name} is a file the sweep writes")
+        formats = plot_formats()
+        ending = os.path.splitext(name)[1][1:].lower()
+        if formats and ending and ending not in formats:  # refused now, not after the runs
+            raise UsageError(f"--plot {spec!r}: file={name}: matplotlib writes no .{ending} "
+                             f"files ({', '.join(sorted(formats))})")
     if "x" not in plot or "y" not in plot:
         raise UsageError(f"--plot {spec!r}: needs x=KEY and y=METRIC")
     for axis in ("x", "series"):
@@ -194,12 +246,15 @@ def validate_values(exe, scenario_path, scenario, grid, sets):
     """Every config value alone, and every scenario-field value alone, through `rnicsim
     validate`: a bad value is an argument error (exit 2) before anything runs."""
     def check(text, extra, what):
-        with tempfile.TemporaryDirectory(prefix="rnicsim-sweep-") as tmp:
-            path = os.path.join(tmp, os.path.basename(scenario_path))
-            with open(path, "w") as f:
-                f.write(text)
-            proc = subprocess.run([exe, "validate", path, "--quiet"] + extra,
-                                  capture_output=True, text=True, env=binary.env())
+        try:
+            with tempfile.TemporaryDirectory(prefix="rnicsim-sweep-") as tmp:
+                path = os.path.join(tmp, SCENARIO_FILE)  # the package's name, not the user's
+                with open(path, "w") as f:
+                    f.write(text)
+                proc = subprocess.run([exe, "validate", path, "--quiet"] + extra,
+                                      capture_output=True, text=True, env=binary.env())
+        except OSError as e:
+            raise UsageError(f"{what}: cannot run {exe} validate: {e}") from e
         if proc.returncode != 0:
             message = proc.stderr.strip().replace(path, os.path.basename(scenario_path))
             raise UsageError(f"{what}: {message}")
@@ -256,9 +311,6 @@ def point_identity(params, args, sha):
     return json.dumps([params, args, sha], sort_keys=True)
 
 
-CHECKPOINT = "points.partial.jsonl"
-
-
 def point_record(number, point, outcome):
     """A point as results.json (and the checkpoint) hold it."""
     return {"point": number, "params": point["params"], "args": point["args"],
@@ -276,19 +328,30 @@ def previous_outcomes(out_dir):
     if os.path.exists(path):
         try:
             with open(path) as f:
-                records += json.load(f).get("points", [])
+                data = json.load(f)
         except ValueError as e:
             raise UsageError(f"--resume: {path} is not JSON: {e}") from e
+        except OSError as e:
+            raise UsageError(f"--resume: cannot read {path}: {e.strerror or e}") from e
+        points = data.get("points") if isinstance(data, dict) else None
+        if not isinstance(points, list):
+            raise UsageError(f"--resume: {path} is not a sweep's results.json (no points)")
+        records += points
     partial = os.path.join(out_dir, CHECKPOINT)
     if os.path.exists(partial):
-        with open(partial) as f:
-            for line in f:
-                try:
-                    records.append(json.loads(line))
-                except ValueError:
-                    pass  # a line cut short by the interruption
+        try:
+            with open(partial) as f:
+                for line in f:
+                    try:
+                        records.append(json.loads(line))
+                    except ValueError:
+                        pass  # a line cut short by the interruption
+        except (OSError, ValueError) as e:  # unreadable, or not text
+            raise UsageError(f"--resume: cannot read {partial}: {e}") from e
     kept = {}
     for p in records:
+        if not isinstance(p, dict):
+            continue
         if not p.get("passed") or p.get("exit_code") != 0 or not p.get("scenario_sha256"):
             continue
         results = p.get("results") or {}
@@ -434,8 +497,12 @@ def draw_plot(plot, grid_keys, zipped, rows, columns, workload, out_dir, unit_ta
         name = f"{stem}-{n}.png"
     used_names.add(name)
     path = os.path.join(out_dir, name)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=100)
+    except (OSError, ValueError) as e:  # a folder in the way, no space, a format matplotlib lacks
+        raise UsageError(f"cannot write the plot {path}: {e}") from e
+    finally:
+        plt.close(fig)
     return path, xlabel, ylabel
 
 
@@ -545,14 +612,23 @@ def replot(args):
             raise UsageError(f"--replot runs nothing: no {option} with it")
     if args.grid or args.zip or args.sets:
         raise UsageError("--replot runs nothing: no --grid, --zip or --set with it")
-    with open(csv_path, newline="") as f:
-        reader = csv.DictReader(f)
-        fields = reader.fieldnames or []
-        rows = list(reader)
+    try:
+        with open(csv_path, newline="") as f:
+            reader = csv.DictReader(f)
+            fields = reader.fieldnames or []
+            rows = list(reader)
+    except (OSError, ValueError, csv.Error) as e:  # unreadable, not text, not CSV
+        raise UsageError(f"--replot: cannot read {csv_path}: {e}") from e
     meta = {}
-    if os.path.isfile(os.path.join(src, "results.json")):
-        with open(os.path.join(src, "results.json")) as f:
-            meta = json.load(f)
+    json_path = os.path.join(src, "results.json")
+    if os.path.isfile(json_path):
+        try:
+            with open(json_path) as f:
+                meta = json.load(f)
+        except (OSError, ValueError) as e:
+            raise UsageError(f"--replot: cannot read {json_path}: {e}") from e
+        if not isinstance(meta, dict):
+            raise UsageError(f"--replot: {json_path} is not a sweep's results.json")
     if "point" not in fields:
         raise UsageError(f"{csv_path}: not a sweep's results.csv (no point column)")
     grid_keys = fields[:fields.index("point")]
@@ -563,11 +639,11 @@ def replot(args):
     if unit_table is None:  # an older sweep: config units from a binary, if one is at hand
         try:
             unit_table = units.param_units(binary.find_rnicsim(args.rnicsim, build=False))
-        except (binary.RnicsimNotFound, subprocess.CalledProcessError, OSError):
+        except (Error, subprocess.CalledProcessError, OSError):
             unit_table = {}
     specs = [parse_plot(spec, grid_keys, workload) for spec in args.plot]
     out_dir = args.out or src
-    os.makedirs(out_dir, exist_ok=True)
+    make_out_dir(out_dir)
     used = set()
     for plot in specs:
         path, xlabel, ylabel = draw_plot(plot, grid_keys, zipped, rows, fields, workload,
