@@ -110,9 +110,13 @@ void HostMemory::dev_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   if (gp.is_write()) {
     ++dev_writes_;
     dev_write_lines_ += lines;
-    if (watching_ && gp.get_address() <= watch_address_ &&
-        watch_address_ - gp.get_address() < gp.get_data_length())
-      written_.notify(delay);  // lands `delay` from now
+    const uint64_t start = gp.get_address(), length = gp.get_data_length();
+    for (const Watch& w : watches_) {
+      if (start < w.address + w.length && w.address < start + length) {
+        written_.notify(delay);  // lands `delay` from now
+        break;
+      }
+    }
   } else {
     ++dev_reads_;
     dev_read_lines_ += lines;

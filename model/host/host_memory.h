@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -39,13 +40,14 @@ class HostMemory : public sc_core::sc_module {
   HostMemory(sc_core::sc_module_name name, const Config& config);
 
   uint64_t size_bytes() const { return config_.size_bytes; }
-  // A CPU spinning on one byte (a ping-pong's last byte): while armed, every device write
-  // covering `address` notifies written_event() at the time it lands. One watch at a time.
-  void watch(uint64_t address) {
-    watch_address_ = address;
-    watching_ = true;
+  // A CPU spinning on lines (a ping-pong's last byte; a driver waiting for a posted Bind, on
+  // the window's table entry and its CQ ring): while armed, every device write that covers a
+  // watched byte notifies written_event() at the time it lands. watch() adds a range;
+  // unwatch() drops them all.
+  void watch(uint64_t address, uint64_t length = 1) {
+    if (length) watches_.push_back({address, length});
   }
-  void unwatch() { watching_ = false; }
+  void unwatch() { watches_.clear(); }
   const sc_core::sc_event& written_event() const { return written_; }
   uint64_t touched_pages() const { return pages_.size(); }
   StatGroup stats;
@@ -66,8 +68,11 @@ class HostMemory : public sc_core::sc_module {
   LineService line_service_;
   uint64_t line_busy_ps_;  // one line's share of the host's read capacity: service / slots
   sc_core::sc_time extra_latency_;  // host.extra_latency_ns, converted once
-  uint64_t watch_address_ = 0;
-  bool watching_ = false;
+  struct Watch {
+    uint64_t address = 0;
+    uint64_t length = 0;
+  };
+  std::vector<Watch> watches_;  // a few at most: a linear look per device write
   sc_core::sc_event written_;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
   // Pages found recently, direct-mapped by page number (pages are never freed, so the

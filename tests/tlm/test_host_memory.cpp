@@ -210,6 +210,34 @@ TEST_CASE("host memory: a watched byte's device write notifies when it lands, ot
   CHECK(seen[1] == sc_core::sc_time(1200, sc_core::SC_NS));  // the timeout, no notice
 }
 
+TEST_CASE("host memory: several watched ranges, any covered byte notifies", "[tlm][host]") {
+  MemoryBench t;
+  std::vector<uint8_t> data(8, 0x42);
+  std::vector<sc_core::sc_time> seen;
+  t.cpu.script = [&] {
+    t.memory.watch(0x1000, 64);  // a table entry
+    t.memory.watch(0x3000, 256);  // a ring
+    sc_core::sc_time delay = sc_core::sc_time(10, sc_core::SC_NS);
+    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x0FF8, data.data(), 8, delay);  // ends before
+    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x3100, data.data(), 8, delay);  // past the ring
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US), t.memory.written_event());
+    seen.push_back(sc_core::sc_time_stamp());  // 1 us: neither write touched a watched byte
+    delay = sc_core::sc_time(30, sc_core::SC_NS);
+    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x30FC, data.data(), 8, delay);  // straddles its end
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US), t.memory.written_event());
+    seen.push_back(sc_core::sc_time_stamp());
+    delay = sc_core::sc_time(40, sc_core::SC_NS);
+    t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x1038, data.data(), 8, delay);  // inside the entry
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US), t.memory.written_event());
+    seen.push_back(sc_core::sc_time_stamp());
+  };
+  run_simulation();
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0] == sc_core::sc_time(1000, sc_core::SC_NS));
+  CHECK(seen[1] == sc_core::sc_time(1030, sc_core::SC_NS));
+  CHECK(seen[2] == sc_core::sc_time(1070, sc_core::SC_NS));
+}
+
 namespace {
 
 // Two device reads reach the memory at the same instant: the first of 65 bytes (two lines),
