@@ -2,7 +2,7 @@
 // The NDK-style consumer API of one node: a driver that keeps the device's tables in host
 // memory (ICM), writes WQEs into send-queue rings, rings doorbells over MMIO and reads the
 // completion rings. Verbs keep their NDK names (NdkRead, NdkBind, ...) and NDK semantics:
-// an inline failure returns a status and produces no completion (SPEC.md section 4).
+// an inline failure returns a status and produces no completion (R4.inline.no_completion).
 //
 // Every call that talks to the device must run inside a SystemC thread.
 #pragma once
@@ -98,11 +98,11 @@ class Adapter {
   NTSTATUS CreateMr(PdHandle pd, bool fast_register, MrHandle* out);
   // Registers [offset, offset + length) of `buffer`; the MR's addresses are the buffer's
   // virtual addresses. `zero_based` (an MR addressed from 0) is not supported: refused with
-  // STATUS_INVALID_PARAMETER (SPEC.md 5 RegisterMr).
+  // STATUS_INVALID_PARAMETER (R5.reg.zero_based).
   // With `async` (NDK's asynchronous form, a completion instead of a blocking call): returns
   // STATUS_PENDING once the call is checked (inline failures are returned at once, as
   // always); the device commands run in the background and `async` gets the final status.
-  // The MR's tokens are valid once it completes (SPEC.md 3 STATUS_PENDING, 5 RegisterMr).
+  // The MR's tokens are valid once it completes (R3.pending, R5.reg.valid).
   NTSTATUS RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset, uint64_t length,
                       uint32_t mr_flags, bool zero_based = false, AsyncRequest* async = nullptr);
   NTSTATUS DeregisterMr(MrHandle mr);
@@ -147,7 +147,7 @@ class Adapter {
                   ndk::ND_MW_DESCRIPTOR* out);
   // User-mode Read/Write through a window descriptor: the remote address is Base + offset.
   // A transfer known to exceed the window (offset + length > Length) is refused inline with
-  // STATUS_REMOTE_RESOURCES (SPEC.md 3; ND_REMOTE_ERROR of INDEndpoint::Read).
+  // STATUS_REMOTE_RESOURCES (R3.remote_resources; ND_REMOTE_ERROR of INDEndpoint::Read).
   NTSTATUS NdRead(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl, uint32_t nsge,
                   const ndk::ND_MW_DESCRIPTOR& remote, uint64_t offset, uint32_t flags);
   NTSTATUS NdWrite(QpHandle qp, uint64_t request_context, const ndk::NDK_SGE* sgl,
@@ -193,7 +193,7 @@ class Adapter {
   // --- completions ---
   // Non-blocking: copies up to `max` new completions out of the CQ ring.
   // `took_effect` (optional, `max` entries): per result, whether a Bind, FastRegister or
-  // Invalidate changed its object (SPEC.md 4; not a field of NDK_RESULT_EX).
+  // Invalidate changed its object (R4.cancelled.undefined; not a field of NDK_RESULT_EX).
   size_t GetCqResults(CqHandle cq, ndk::NDK_RESULT_EX* results, size_t max,
                       bool* took_effect = nullptr);
   // Asks the device for one interrupt at the CQ's next completion, or at once if the ring
@@ -233,7 +233,7 @@ class Adapter {
   bool completion_queued(CqHandle cq, QpHandle qpn, uint32_t wqe_index);
   // Settles `tag` once the device has executed `move`: its MPT entry shows the new tag, or
   // the request has completed without it (refused, or flushed before it ran): the tag is the
-  // device's (SPEC.md 1: a refused FastRegister or Bind keeps the object's tag).
+  // device's (R1.token.refused: a refused FastRegister or Bind keeps the object's tag).
   void settle_tag(uint32_t index, uint8_t* tag, TagMove* move);
   bool wait_qp_closed(QpHandle qpn);
   NTSTATUS post_rdma(WqeOpcode opcode, QpHandle qp, uint64_t request_context,

@@ -43,7 +43,7 @@ struct QpInfo {
 };
 
 // The last Bind or FastRegister posted on an MR or MW, until the driver knows its outcome:
-// the object's tag moves to `tag` only if the device accepts it (SPEC.md 1).
+// the object's tag moves to `tag` only if the device accepts it (R1.token.refused).
 struct TagMove {
   bool active = false;
   QpHandle qpn = 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Asynchronous control calls: the driver checks the call inline, returns STATUS_PENDING and
-// runs the device commands in a thread of their own (SPEC.md 3 STATUS_PENDING).
+// runs the device commands in a thread of their own (R3.pending).
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 

@@ -92,7 +92,7 @@ NTSTATUS Adapter::CloseQp(QpHandle qpn) {
     }
   }
   // Every FastRegister and Bind it carried has run or been flushed: the objects' tags are
-  // the device's now (SPEC.md 1), before the QP number can come back.
+  // the device's now (R1.token.refused), before the QP number can come back.
   for (auto& [mr, info] : s.mrs) {
     if (info.move.active && info.move.qpn == qpn) {
       info.tag = s.read_mpt(mr).tag;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // NDK-style types and constants. Values are those of the public ndkpi.h / NTSTATUS headers
-// (SPEC.md sections 2-4); names keep the NDK spelling so users recognise them.
+// (docs/behaviour.md: Flags, Status values, Posting rules); names keep the NDK spelling so users
+// recognise them.
 #pragma once
 
 #include <cstdint>

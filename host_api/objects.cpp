@@ -117,7 +117,7 @@ uint32_t Adapter::create_mpt_entry(PdHandle pd, MptKind kind, NTSTATUS* status) 
   e.kind = kind;
   e.pd = pd;
   // A closed object's number comes back with its last tag: the next tag moves past it, so
-  // tokens of the closed object stay stale (SPEC.md 1).
+  // tokens of the closed object stay stale (R1.token.reregister, R6.stale).
   e.tag = s.read_mpt(index).tag;
   s.write_mpt(index, e);
   s.context_changed(ContextKind::Mpt, index);
@@ -152,7 +152,7 @@ NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset,
     return STATUS_INVALID_PARAMETER;
   }
   if (zero_based) {
-    // Zero-based virtual addresses are not supported for RegisterMr (SPEC.md 5): the MR is
+    // Zero-based virtual addresses are not supported for RegisterMr (R5.reg.zero_based): the MR is
     // always addressed by the buffer's own virtual addresses.
     last_error_ = "zero-based virtual addresses are not supported by RegisterMr";
     return STATUS_INVALID_PARAMETER;
@@ -293,7 +293,7 @@ uint32_t Adapter::GetRemoteTokenFromMr(MrHandle mr) {
   auto it = impl_->mrs.find(mr);
   if (it == impl_->mrs.end()) return 0;
   // A fast-register MR's tag is chosen by the driver when it posts (like a window's); it
-  // stays the old one if the device refuses the FastRegister (SPEC.md 1).
+  // stays the old one if the device refuses the FastRegister (R1.token.refused).
   if (it->second.fast_register) {
     settle_tag(mr, &it->second.tag, &it->second.move);
     return make_token(mr, it->second.tag);
@@ -362,7 +362,7 @@ uint64_t Adapter::ObjectBaseVa(uint32_t mpt_index) {
   if (!impl_->mrs.count(mpt_index) && !impl_->mws.count(mpt_index)) return 0;
   const MptEntry e = impl_->read_mpt(mpt_index);
   if (e.state != MptState::Valid) return 0;
-  // A zero-based window is addressed from 0: its descriptor's Base (SPEC.md 5 Bind).
+  // A zero-based window is addressed from 0: its descriptor's Base (R5.bind.zero_based).
   if (e.kind == MptKind::Mw && e.zero_based) return 0;
   return e.base_va;
 }

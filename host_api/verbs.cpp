@@ -13,7 +13,7 @@ using namespace ndk;
 namespace {
 
 NTSTATUS status_of(CqeStatus s) {
-  // SPEC.md section 3: InfiniBand completion errors -> NTSTATUS.
+  // R3.map.*: InfiniBand completion errors -> NTSTATUS.
   switch (s) {
     case CqeStatus::Success: return STATUS_SUCCESS;
     case CqeStatus::LocalProtection:
@@ -73,7 +73,7 @@ void Adapter::Impl::ring_sq(QpHandle qpn, QpInfo& qp) {
   }
 }
 
-// Checks every send-queue verb makes inline (SPEC.md 4). Returns the QP, or null with
+// Checks every send-queue verb makes inline (R4.inline.*). Returns the QP, or null with
 // `status` set; on failure earlier deferred requests are submitted first (DEFER) and the
 // call gets no completion.
 QpInfo* Adapter::begin_post(QpHandle qpn, NTSTATUS* status) {
@@ -140,9 +140,9 @@ NTSTATUS Adapter::post_rdma(WqeOpcode opcode, QpHandle qpn, uint64_t request_con
   wqe.remote_addr = remote_address;
   wqe.remote_token = remote_token;
   if (wqe.is_inline()) {
-    // INLINE (SPEC.md 2): the CPU copies the payload into the WQE now, so the source may
+    // INLINE (R2.inline): the CPU copies the payload into the WQE now, so the source may
     // change as soon as the call returns; SGE tokens are ignored. Longer than the adapter's
-    // MaxInlineDataSize: a total length above the adapter limit (SPEC.md 4).
+    // MaxInlineDataSize: a total length above the adapter limit (R2.inline).
     if (total > kMaxInlineBytes)
       return fail_post(qpn, STATUS_INVALID_PARAMETER,
                        "inline data longer than MaxInlineDataSize (" +
@@ -173,7 +173,7 @@ NTSTATUS Adapter::NdRead(QpHandle qp, uint64_t request_context, const NDK_SGE* s
   uint64_t total = 0;
   for (uint32_t i = 0; sgl && i < nsge; ++i) total += sgl[i].BufferLength;
   // The descriptor tells the requester the window's size: a read past it is known to fail
-  // (SPEC.md 3 STATUS_REMOTE_RESOURCES). Other inline checks come first.
+  // (R3.remote_resources). Other inline checks come first.
   NTSTATUS status;
   if (!begin_post(qp, &status)) return status;
   if (offset > remote.Length || total > remote.Length - offset)
@@ -292,7 +292,8 @@ NTSTATUS Adapter::post_bind(QpHandle qpn, uint64_t request_context, MrHandle mr,
   auto mwit = s.mws.find(mw);
   if (mrit == s.mrs.end() || mwit == s.mws.end())
     return fail_post(qpn, STATUS_INVALID_PARAMETER, "unknown MR or MW");
-  // Remote write through a window needs local write on the MR: rejected inline (SPEC.md 5).
+  // Remote write through a window needs local write on the MR: rejected inline
+  // (R4.inline.bind_remote_write).
   const bool mr_local_write = mrit->second.fast_register
                                   ? (s.read_mpt(mr).access & kAccessLocalWrite) != 0
                                   : (mrit->second.mr_flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE) != 0;
@@ -374,7 +375,7 @@ NTSTATUS Adapter::NdkFastRegister(QpHandle qpn, uint64_t request_context, MrHand
   auto mrit = s.mrs.find(mr);
   if (mrit == s.mrs.end()) return fail_post(qpn, STATUS_INVALID_PARAMETER, "unknown MR");
   // An MR that is not an initialised fast-register MR is the device's to refuse: an
-  // ACCESS_VIOLATION completion and the QP in error (SPEC.md 5 FastRegister).
+  // ACCESS_VIOLATION completion and the QP in error (R5.fr.kind).
   const uint32_t max_pages = s.config.qp.max_fr_pages;
   if (page_count == 0 || page_count > max_pages || !page_array)
     return fail_post(qpn, STATUS_INVALID_PARAMETER,
@@ -412,7 +413,7 @@ NTSTATUS Adapter::NdkFastRegister(QpHandle qpn, uint64_t request_context, MrHand
   const uint32_t wqe_index = qp->sq_producer;
   const NTSTATUS posted = post(qpn, *qp, wqe);
   if (posted != STATUS_SUCCESS) return posted;
-  // The token moves to the new tag only if the device accepts it (SPEC.md 1).
+  // The token moves to the new tag only if the device accepts it (R1.token.refused).
   mrit->second.tag = tag;
   mrit->second.move = TagMove{true, qpn, wqe_index, tag};
   return STATUS_SUCCESS;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Timeline tracing of work-request stages (ARCHITECTURE.md "Observability"). Units hold a
+// Timeline tracing of work-request stages (docs/user-guide.md "Tracing"). Units hold a
 // TraceTrack; the platform attaches a TraceSink that the application implements (the Chrome /
 // Perfetto JSON writer lives in app/: nothing here formats text or touches files). With no
 // sink attached a would-be slice costs one pointer test.

@@ -14,7 +14,7 @@
 
 namespace rnic::app {
 
-// Exit statuses (SCENARIOS.md "Running"); 3 is ours: the simulator itself failed.
+// Exit statuses (docs/scenario-format.md "Running"); 3 is ours: the simulator itself failed.
 constexpr int kExitPassed = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitInvalid = 2;

@@ -20,7 +20,7 @@ const char* const kStatsUsage =
     "Lists every statistic a run writes to the results JSON under \"stats\": owner (NODE\n"
     "stands for each node's name), name, unit and meaning, one per line, columns separated\n"
     "by tabs. Histograms (unit \"ns (histogram)\") and occupancies (\"UNIT (occupancy)\") are\n"
-    "objects in the JSON; docs/stats.md describes them.\n";
+    "objects in the JSON; docs/generated/stats.md describes them.\n";
 
 const char* const kPresetsUsage =
     "usage: rnicsim presets\n"

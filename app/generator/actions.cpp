@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The random actions of `rnicsim gen`: mostly well-formed requests on objects the model says
-// are usable, with a share of every negative SPEC.md names (stale, out-of-range, wrong-PD,
+// The random actions of `rnicsim gen`: mostly well-formed requests on objects the model says are
+// usable, with a share of every negative docs/behaviour.md names (stale, out-of-range, wrong-PD,
 // missing-right tokens, rebinds, bad fast-register parameters, overruns, missing receives).
 #include <algorithm>
 
@@ -139,7 +139,7 @@ void Generator::bind(const std::string& qp_name, int depth) {
   s["mr"] = mr;
   s["mw"] = mw;
   if (chance(0.03)) {
-    s["va"] = 0;  // SPEC.md 5: VA != 0
+    s["va"] = 0;  // R5.bind.va_zero: VA != 0
   } else {
     s["offset"] = chance(0.07) ? size - length + uniform(1, 64) : uniform(0, size - length);
   }
@@ -233,7 +233,7 @@ void Generator::fast_register(const std::string& qp_name) {
   } else if (r < 17) {
     s["page_count"] = pages + uniform(1, 3);  // repeats the last page; maybe above capacity
   } else if (r < 23) {
-    s["base_va"] = 0;  // valid exactly when FBO is 0 (SPEC.md 5 FastRegister)
+    s["base_va"] = 0;  // valid exactly when FBO is 0 (R5.fr.va_zero)
   } else if (r < 26) {
     OrderedJson page;
     page["buffer"] = buffer;
@@ -294,7 +294,8 @@ void Generator::register_or_deregister(uint32_t node, const std::string& given) 
 }
 
 void Generator::save_token(const std::string& object) {
-  if (model_->state().mpts.at(object).undefined) return;  // SPEC.md 4: nothing to depend on
+  // R4.cancelled.undefined: nothing to depend on
+  if (model_->state().mpts.at(object).undefined) return;
   const std::string name = "tok" + std::to_string(saved_.size());
   OrderedJson s;
   s["op"] = "save";

@@ -28,7 +28,8 @@ std::vector<std::string> Generator::qps() const {
 std::vector<std::string> Generator::regions(uint32_t node) const {
   std::vector<std::string> out;
   for (const auto& [name, m] : model_->state().mpts) {
-    // Undefined objects (SPEC.md 4: after a CANCELLED Bind/FastRegister/Invalidate) are left.
+    // Undefined objects (R4.cancelled.undefined: after a CANCELLED Bind/FastRegister/Invalidate)
+    // are left.
     if (m.exists && !m.undefined && m.node == node && m.kind != MptKind::Mw) out.push_back(name);
   }
   return out;

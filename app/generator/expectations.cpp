@@ -19,7 +19,7 @@ OrderedJson expected_completion(const refm::Completion& c) {
   e["type"] = ndk::operation_type_name(c.type);
   e["status"] = ndk::status_name(c.status);
   e["qp_context"] = c.qp_context;
-  // BytesTransferred is meaningful for receives (SPEC.md 4); TypeSpecific carries the
+  // BytesTransferred is meaningful for receives (R4.cqe.bytes); TypeSpecific carries the
   // invalidated token of a ReceiveAndInvalidate.
   if (!c.send_queue && c.status == ndk::STATUS_SUCCESS) e["bytes"] = c.bytes;
   if (c.type == ndk::NdkOperationTypeReceiveAndInvalidate) e["type_specific"] = c.type_specific;

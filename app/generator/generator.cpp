@@ -225,7 +225,7 @@ void Generator::setup() {
 
 void Generator::finish() {
   settle();
-  // Nothing else may arrive (SPEC.md 4: exactly one completion per request) ...
+  // Nothing else may arrive (R4.post.one_completion: exactly one completion per request) ...
   for (const auto& [name, cq] : model_->state().cqs) {
     if (cq.exists) emit(poll_step(name, {}));
   }

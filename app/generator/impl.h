@@ -104,7 +104,7 @@ class Generator {
   size_t mrs_[2] = {0, 0}, frs_[2] = {0, 0}, mws_[2] = {0, 0}, bufs_[2] = {0, 0};
   std::vector<std::pair<std::string, uint32_t>> saved_;  // saved tokens and their node
   std::map<std::string, std::string> saved_of_;           // saved token -> its object
-  // A saved token whose object is undefined now (SPEC.md 4): its outcome is too.
+  // A saved token whose object is undefined now (R4.cancelled.undefined): its outcome is too.
   bool saved_undefined(const std::string& name) const {
     return model_->state().mpts.at(saved_of_.at(name)).undefined;
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The reference model's device: each request runs to its end at once, in posting order,
-// with the checks of SPEC.md 5 in the order written there, then the error rules of SPEC.md 4.
+// with the checks of docs/behaviour.md ("Verbs and their checks", R5.*) in the order written
+// there, then its error rules ("Posting rules", R4.error.*).
 #include "app/reference/model.h"
 #include "host_api/ndk.h"
 
@@ -28,8 +29,8 @@ uint32_t type_of(Op op) {
   }
 }
 
-// SPEC.md 2: SEND_AND_SOLICIT_EVENT belongs to sends, INLINE to sends and writes; on any
-// other verb the request is malformed (docs/user-guide.md: a local QP operation error).
+// R2.solicit, R2.inline: SEND_AND_SOLICIT_EVENT belongs to sends, INLINE to sends and writes;
+// on any other verb the request is malformed (docs/user-guide.md: a local QP operation error).
 bool malformed(const Request& r) {
   if ((r.flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT) && r.op != Op::Send) return true;
   return (r.flags & NDK_OP_FLAG_INLINE) && r.op != Op::Send && r.op != Op::Write;
@@ -44,9 +45,10 @@ void ReferenceModel::complete(const std::string& qp, Completion c) {
   cq.pending.push_back(std::move(c));
 }
 
-// SPEC.md 4: after its first error the QP is in the error state; its posted receives are
-// flushed CANCELLED in posting order (after the error's own completion, which the caller
-// has queued already); requests that run later complete CANCELLED (execute_request).
+// R4.error.flush_later, R4.error.flush_receives: after its first error the QP is in the
+// error state; its posted receives are flushed CANCELLED in posting order (after the error's
+// own completion, which the caller has queued already); requests that run later complete
+// CANCELLED (execute_request).
 void ReferenceModel::enter_error(const std::string& name) {
   Qp& qp = state_.qps.at(name);
   if (qp.error) return;
@@ -63,9 +65,10 @@ void ReferenceModel::execute_request(const std::string& name, const Request& r) 
   Qp& qp = state_.qps.at(name);
   Completion c{STATUS_SUCCESS, type_of(r.op), r.context, qp.context, 0, 0, name, true, r.index};
   if (qp.error) {
-    c.status = STATUS_CANCELLED;  // SPEC.md 4: queued or posted after the first error
-    // SPEC.md 4: a CANCELLED Bind, FastRegister or Invalidate may or may not have taken
-    // effect: the objects it changes are undefined (a window's region: its bound windows).
+    c.status = STATUS_CANCELLED;  // R4.error.flush_later, R4.error.posted_later
+    // R4.cancelled.undefined: a CANCELLED Bind, FastRegister or Invalidate may or may not
+    // have taken effect: the objects it changes are undefined (a window's region: its bound
+    // windows).
     auto undefine = [this](const std::string& object) {
       if (object.empty() || !state_.mpts.count(object)) return;
       Mpt& m = state_.mpts.at(object);
@@ -101,7 +104,7 @@ void ReferenceModel::execute_request(const std::string& name, const Request& r) 
         status = exec_fast_register(name, r);
         break;
       case Op::Invalidate:
-        status = invalidate(name, r.target_token, true);  // SPEC.md 5 Invalidate
+        status = invalidate(name, r.target_token, true);  // R5.inv.*
         break;
       case Op::Read:
       case Op::Write:
@@ -119,7 +122,7 @@ void ReferenceModel::execute_request(const std::string& name, const Request& r) 
   Batch& batch = state_.batch;
   if (barrier) batch.closed = true;
   if (status == STATUS_SUCCESS) {
-    // SPEC.md 2 SILENT_SUCCESS: no completion when the request succeeds.
+    // R2.silent_success: no completion when the request succeeds.
     if (!(r.flags & NDK_OP_FLAG_SILENT_SUCCESS) || options_.broken_rule == "silent-success") {
       complete(name, c);
     } else {
@@ -129,26 +132,28 @@ void ReferenceModel::execute_request(const std::string& name, const Request& r) 
     return;
   }
   // A refused FastRegister or Bind keeps the object's tag: the consumer's token is the old
-  // one again (SPEC.md 1).
+  // one again (R1.token.refused).
   if (r.op == Op::Bind || r.op == Op::FastRegister) {
     Mpt& m = state_.mpts.at(r.op == Op::Bind ? r.mw : r.mr);
     if (m.consumer_tag == r.new_tag) m.consumer_tag = m.tag;
   }
-  // A failure always completes (SPEC.md 2), then the QP is in error (SPEC.md 4).
+  // A failure always completes (R2.silent_success.failure), then the QP is in error
+  // (R4.error.flush_later).
   batch.failed = true;
   c.status = status;
   complete(name, c);
   enter_error(name);
 }
 
-// SPEC.md 5 Bind, checks in order; any failure -> ACCESS_VIOLATION (MW bind error).
+// Bind (docs/behaviour.md, R5.bind.*), checks in order; any failure -> ACCESS_VIOLATION (MW
+// bind error, R3.map.mw_bind).
 uint32_t ReferenceModel::exec_bind(const std::string& name, const Request& r) {
   const Qp& qp = state_.qps.at(name);
   Mpt& mw = state_.mpts.at(r.mw);
   Mpt& mr = state_.mpts.at(r.mr);
   if (mw.valid) return STATUS_ACCESS_VIOLATION;  // rebinding without invalidating
   if (mw.pd != qp.pd || mr.pd != qp.pd) return STATUS_ACCESS_VIOLATION;
-  // The region is named by its token as the consumer knows it: a stale one fails (SPEC.md 1;
+  // The region is named by its token as the consumer knows it: a stale one fails (R6.stale;
   // after a failed FastRegister the consumer's tag is one the region never got).
   if (!mr.valid || uint8_t(r.mr_token) != mr.tag) return STATUS_ACCESS_VIOLATION;
   if (!inside(r.remote_addr, r.length, mr.base_va, mr.length)) return STATUS_ACCESS_VIOLATION;
@@ -169,7 +174,7 @@ uint32_t ReferenceModel::exec_bind(const std::string& name, const Request& r) {
   return STATUS_SUCCESS;
 }
 
-// SPEC.md 5 FastRegister, checks in order; any failure -> ACCESS_VIOLATION.
+// FastRegister (docs/behaviour.md, R5.fr.*), checks in order; any failure -> ACCESS_VIOLATION.
 uint32_t ReferenceModel::exec_fast_register(const std::string& name, const Request& r) {
   const Qp& qp = state_.qps.at(name);
   Mpt& mr = state_.mpts.at(r.mr);
@@ -201,12 +206,11 @@ uint32_t ReferenceModel::exec_fast_register(const std::string& name, const Reque
   return STATUS_SUCCESS;
 }
 
-// SPEC.md 5 Invalidate (also SendAndInvalidate at the receiver and RDMA_READ_LOCAL_INVALIDATE),
+// Invalidate (R5.inv.*; also SendAndInvalidate at the receiver and RDMA_READ_LOCAL_INVALIDATE),
 // on QP `qp`: only fast-register regions and windows, current token, VALID, a region without
-// bound windows. SPEC.md names no QP or PD rule; the InfiniBand ones apply (SPEC.md's
-// fallback, and the timed model's reading): the object is in the QP's PD, and a window is
-// invalidated through the QP it is bound to (a type 2B window). Success: FREE; a window lets
-// go of its region.
+// bound windows. The QP and PD rule is InfiniBand's (R5.inv.pd_qp; the NDK pages are silent):
+// the object is in the QP's PD, and a window is invalidated through the QP it is bound to (a
+// type 2B window). Success: FREE; a window lets go of its region.
 uint32_t ReferenceModel::invalidate(const std::string& qp, uint32_t token, bool by_object) {
   const Qp& on = state_.qps.at(qp);
   const Mpt* found = object_of(on.node, token);
@@ -214,7 +218,7 @@ uint32_t ReferenceModel::invalidate(const std::string& qp, uint32_t token, bool 
   Mpt& m = state_.mpts.at(found->name);
   if (m.kind == MptKind::Mr) return STATUS_ACCESS_VIOLATION;
   // The Invalidate verb names the object (its tag is not checked); a token carried by
-  // SendAndInvalidate or RDMA_READ_LOCAL_INVALIDATE must be current (SPEC.md 5 Invalidate).
+  // SendAndInvalidate or RDMA_READ_LOCAL_INVALIDATE must be current (R5.inv.token).
   if ((!by_object && uint8_t(token) != m.tag) || !m.valid) return STATUS_ACCESS_VIOLATION;
   if (m.pd != on.pd || (m.kind == MptKind::Mw && m.bound_qp != qp)) return STATUS_ACCESS_VIOLATION;
   if (m.kind == MptKind::FastMr && m.bound_windows > 0) return STATUS_ACCESS_VIOLATION;
@@ -227,30 +231,30 @@ uint32_t ReferenceModel::invalidate(const std::string& qp, uint32_t token, bool 
   return STATUS_SUCCESS;
 }
 
-// SPEC.md 5 Read and Write: the requester's checks, then the responder's; data moves only
-// after every check passed (SPEC.md 6).
+// Read and Write (R5.read.*, R5.write.*): the requester's checks, then the responder's; data
+// moves only after every check passed (R6.no_touch).
 uint32_t ReferenceModel::exec_rdma(const std::string& name, const Request& r) {
   const Qp& qp = state_.qps.at(name);
   const bool write = r.op == Op::Write;
   const bool inline_data = write && (r.flags & NDK_OP_FLAG_INLINE);
   const uint64_t total = total_of(r.sgl);
   // Sinks need local write and, unless the adapter says otherwise, RDMA_READ_SINK; a write's
-  // sources need only local read, which is always granted (SPEC.md 2).
+  // sources need only local read, which is always granted (R2.mr.local_read).
   const uint32_t rights =
       write ? 0
             : kLocalWrite |
                   (adapter_flags_ & NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED ? 0 : kReadSink);
   if (!inline_data) {
     for (const Sge& sge : r.sgl) {
-      // An SGE of zero bytes names no memory: not checked (SPEC.md is silent; the timed
-      // model's reading, as InfiniBand does not validate zero-length data segments).
+      // An SGE of zero bytes names no memory: not checked (R5.read.sink.zero_length; a
+      // write's sources likewise, as InfiniBand does not validate zero-length data segments).
       if (sge.length > 0 && check_local(qp, sge, rights) != STATUS_SUCCESS)
         return STATUS_ACCESS_VIOLATION;
     }
   }
   const Qp& peer = state_.qps.at(qp.peer);
-  // A QP in the error state drops what arrives: the requester's retries run out (SPEC.md 3
-  // IO_TIMEOUT, "lost peer").
+  // A QP in the error state drops what arrives: the requester's retries run out
+  // (R5.peer_error, R3.map.rnr: IO_TIMEOUT, "lost peer").
   if (peer.error) return STATUS_IO_TIMEOUT;
   std::vector<Footprint> remote;
   if (total > 0) {  // a zero-length transfer skips the key checks
@@ -278,7 +282,7 @@ uint32_t ReferenceModel::exec_rdma(const std::string& name, const Request& r) {
   return STATUS_SUCCESS;
 }
 
-// SPEC.md 5 Send / Receive / SendAndInvalidate.
+// Send / Receive / SendAndInvalidate (R5.send.*, R5.recv.key, R5.send_inv.*).
 uint32_t ReferenceModel::exec_send(const std::string& name, const Request& r) {
   const Qp& qp = state_.qps.at(name);
   const bool inline_data = (r.flags & NDK_OP_FLAG_INLINE) != 0;
@@ -301,7 +305,7 @@ uint32_t ReferenceModel::exec_send(const std::string& name, const Request& r) {
   uint32_t status = STATUS_SUCCESS;
   if (data.size() > total_of(receive.sgl)) {
     // Receive buffer too small: the receiver's local length error, the sender's remote
-    // invalid request (SPEC.md 3 mapping).
+    // invalid request (R3.map.local_length, R3.map.remote_op).
     c.status = STATUS_DATA_OVERRUN;
     status = STATUS_DATA_ERROR;
   } else {
@@ -324,7 +328,7 @@ uint32_t ReferenceModel::exec_send(const std::string& name, const Request& r) {
       scatter(local_pieces(peer, used), data);
       c.bytes = uint32_t(data.size());
       if (r.invalidate_token) {
-        // An invalid token fails the receiver's QP (SPEC.md 5); the data has landed.
+        // An invalid token fails the receiver's QP (R5.send_inv.invalid); the data has landed.
         if (invalidate(qp.peer, *r.invalidate_token) != STATUS_SUCCESS) {
           c.status = STATUS_ACCESS_VIOLATION;
           status = STATUS_DATA_ERROR;

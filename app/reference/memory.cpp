@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reference model's keys and bytes: which object a token names, the local and remote
-// key checks of SPEC.md 5 (Read), and how a region's or window's addresses reach buffer bytes.
+// The reference model's keys and bytes: which object a token names, the local and remote key checks
+// of docs/behaviour.md (Read: R5.read.*), and how a region's or window's addresses reach buffer
+// bytes.
 #include "app/reference/model.h"
 #include "host_api/ndk.h"
 
@@ -15,8 +16,8 @@ const Mpt* ReferenceModel::object_of(uint32_t node, uint32_t token) const {
   return it == table.end() ? nullptr : &state_.mpts.at(it->second);
 }
 
-// SPEC.md 5 Read, requester side, for one local SGE: a VALID region (not a window) of the QP's
-// PD named by its current token, with `rights`, the SGE inside it.
+// Read, requester side (R5.read.sink.*), for one local SGE: a VALID region (not a window) of
+// the QP's PD named by its current token, with `rights`, the SGE inside it.
 uint32_t ReferenceModel::check_local(const Qp& qp, const Sge& sge, uint32_t rights) const {
   const Mpt* m = object_of(qp.node, sge.token);
   if (!m || m->kind == MptKind::Mw) return STATUS_ACCESS_VIOLATION;
@@ -26,8 +27,8 @@ uint32_t ReferenceModel::check_local(const Qp& qp, const Sge& sge, uint32_t righ
   return STATUS_SUCCESS;
 }
 
-// SPEC.md 5 Read, responder side, in order: the index names an MR or MW, the tag matches, the
-// object is VALID, in the responder QP's PD, a window is bound to this QP, the right, range.
+// Read, responder side (R5.read.resp.*), in order: the index names an MR or MW, the tag matches,
+// the object is VALID, in the responder QP's PD, a window is bound to this QP, the right, range.
 uint32_t ReferenceModel::check_remote(const std::string& responder, uint32_t token, uint64_t addr,
                                       uint64_t length, uint32_t right) const {
   const Qp& qp = state_.qps.at(responder);

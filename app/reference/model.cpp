@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reference model's control path: objects (SPEC.md 1, 5 RegisterMr,
+// The reference model's control path: objects (docs/behaviour.md: Objects, RegisterMr,
 // InitializeFastRegisterMr), values as the consumer sees them, polls.
 #include "app/reference/model.h"
 
@@ -253,7 +253,7 @@ uint32_t ReferenceModel::create_mr(const Step& s) {
   // InitializeFastRegisterMr in the same step; no `pages`: the adapter's FRMRPageCount.
   Mpt& m = state_.mpts.at(s.name);
   const uint64_t pages = s.pages ? s.pages : max_fr_pages_;
-  if (pages > max_fr_pages_) return STATUS_IMPLEMENTATION_LIMIT;  // SPEC.md 5
+  if (pages > max_fr_pages_) return STATUS_IMPLEMENTATION_LIMIT;  // R5.frinit.limit
   m.fr_initialized = true;
   m.fr_capacity = uint32_t(pages);
   m.fr_remote_access = s.remote_access;
@@ -265,7 +265,7 @@ uint32_t ReferenceModel::register_mr(const Step& s) {
   const Buffer& b = state_.buffers.at(s.buffer);
   const uint64_t offset = resolve(s.offset), length = resolve(s.length);
   // Only a created, normal, unregistered MR; zero-based addresses are not supported; zero
-  // length and ranges outside the buffer are malformed (SPEC.md 5 RegisterMr).
+  // length and ranges outside the buffer are malformed (R5.reg.invalid, R5.reg.zero_based).
   if (!m.exists || m.kind != MptKind::Mr || m.registered || s.zero_based || length == 0 ||
       offset > b.size || length > b.size - offset)
     return STATUS_INVALID_PARAMETER;
@@ -281,7 +281,7 @@ uint32_t ReferenceModel::register_mr(const Step& s) {
   m.bound_windows = 0;
   if (s.async) {
     m.async_pending = m.async_called = true;  // valid once it completes (wait_async)
-    return STATUS_PENDING;                    // SPEC.md 3
+    return STATUS_PENDING;                    // R3.pending
   }
   return STATUS_SUCCESS;
 }
@@ -289,7 +289,7 @@ uint32_t ReferenceModel::register_mr(const Step& s) {
 uint32_t ReferenceModel::deregister_mr(const Step& s) {
   Mpt& m = state_.mpts.at(s.mr);
   if (!m.exists || !m.registered || m.async_pending) return STATUS_INVALID_PARAMETER;
-  if (m.bound_windows > 0) return STATUS_DEVICE_BUSY;  // SPEC.md 5 RegisterMr
+  if (m.bound_windows > 0) return STATUS_DEVICE_BUSY;  // R5.dereg.busy
   m.registered = false;
   m.valid = false;
   return STATUS_SUCCESS;

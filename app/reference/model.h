@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reference model: an untimed, functional reading of ../shared/docs/SPEC.md in plain C++
-// (no SystemC). It executes a parsed Scenario step by step, every request to its end at once,
+// The reference model: an untimed, functional reading of docs/behaviour.md in plain C++ (no
+// SystemC). It executes a parsed Scenario step by step, every request to its end at once,
 // and says what must come out: the inline status of every call, the completions that arrive
 // on every CQ, the bytes of every buffer. `rnicsim gen` writes these predictions into the
 // scenarios it generates and `rnicsim run` checks the timed model against them (differential
@@ -92,7 +92,7 @@ class ReferenceModel {
   uint32_t resolve32(const Value& v) const;
   static uint64_t adjust(const Value& v, uint64_t base);  // refused when it would wrap
 
-  // posting (reference_post.cpp): the inline checks of SPEC.md 4 and what the consumer passes
+  // posting (post.cpp): the inline checks of R4.inline.* and what the consumer passes
   uint32_t begin_post(const std::string& qp) const;
   uint32_t build_request(const Step& s, refm::Request* out) const;
   uint32_t post(const Step& s);
@@ -103,7 +103,7 @@ class ReferenceModel {
   void resolve_remote(const Step& s, uint64_t* address, uint32_t* token) const;
   std::string race_of_post(const Step& s) const;
 
-  // the device (reference_device.cpp): SPEC.md 5, one request to its end
+  // the device (device.cpp): the checks of R5.*, one request to its end
   void execute_request(const std::string& qp, const refm::Request& r);
   uint32_t exec_bind(const std::string& qp, const refm::Request& r);
   uint32_t exec_fast_register(const std::string& qp, const refm::Request& r);

@@ -22,7 +22,7 @@ bool ReferenceModel::settled() const {
 
 namespace {
 
-constexpr uint64_t kDefaultPollTimeoutNs = 1000 * 1000;  // SCENARIOS.md poll
+constexpr uint64_t kDefaultPollTimeoutNs = 1000 * 1000;  // docs/scenario-format.md, poll
 
 // Every object name a step mentions, directly or through a $reference.
 std::vector<std::string> names_in(const Step& s) {
@@ -59,8 +59,8 @@ std::string ReferenceModel::race(const Step& s) const {
         return "MR \"" + name + "\" is still being registered asynchronously (wait_async first)";
     }
   }
-  // SPEC.md 4: after a CANCELLED Bind, FastRegister or Invalidate the object's state and
-  // token are undefined; a scenario must not depend on them.
+  // R4.cancelled.undefined: after a CANCELLED Bind, FastRegister or Invalidate the object's state
+  // and token are undefined; a scenario must not depend on them.
   for (const std::string& name : names_in(s)) {
     auto it = state_.mpts.find(name);
     if (it != state_.mpts.end() && it->second.undefined)
@@ -81,7 +81,7 @@ std::string ReferenceModel::race(const Step& s) const {
   if (is_post(s.op) && s.qp == batch.qp && !batch.closed) {
     // A bind or fast-register runs on the device at once, while earlier requests may still
     // wait for their response: behind one that fails it may take effect and still complete
-    // CANCELLED (SPEC.md fences only Invalidate).
+    // CANCELLED (only Invalidate is fenced, R5.inv.fence).
     if ((s.op == Op::Bind || s.op == Op::FastRegister) && batch.failed)
       return std::string("a ") + op_name(s.op) +
              " behind a failed request of its batch may take effect before the failure is "
@@ -93,8 +93,9 @@ std::string ReferenceModel::race(const Step& s) const {
       if (h.op == Op::Read && (h.flags & NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE))
         return "a deferred read with RDMA_READ_LOCAL_INVALIDATE must be the last of its batch";
     }
-    // A deferred request this post submits may fail; the flush of the posted receives would
-    // then interleave with this post's CANCELLED completion (SPEC.md 4 orders neither).
+    // A deferred request this post submits may fail; the flush of the posted receives would then
+    // interleave with this post's CANCELLED completion (R4.order and R4.error.flush_receives order
+    // neither against the other).
     if (!qp.held.empty() && !qp.receives.empty())
       return "deferred requests it submits may fail while receives are posted on QP \"" + s.qp +
              "\"";
@@ -115,7 +116,7 @@ std::string ReferenceModel::race(const Step& s) const {
 }
 
 // A post that touches bytes an earlier read of its batch touches (one of them writing) has
-// no defined order without READ_FENCE (SPEC.md 2: a later request may start before earlier
+// no defined order without READ_FENCE (R2.read_fence: a later request may start before earlier
 // reads complete).
 std::string ReferenceModel::race_of_post(const Step& s) const {
   Request r;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The tables of the reference model (app/reference/model.h): what SPEC.md says the adapter and
-// the device keep, as plain structs. No timing, no host memory layout beyond what a consumer
-// can observe (buffer virtual addresses, tokens, bytes).
+// The tables of the reference model (app/reference/model.h): what docs/behaviour.md says the
+// adapter and the device keep, as plain structs. No timing, no host memory layout beyond what a
+// consumer can observe (buffer virtual addresses, tokens, bytes).
 #pragma once
 
 #include <cstdint>
@@ -15,14 +15,14 @@
 
 namespace rnic::app::refm {
 
-// Rights of a region or window, one bit each (SPEC.md 2 gives them three spellings: MR flags,
-// FastRegister op flags, Bind op flags; all are normalised to these).
+// Rights of a region or window, one bit each (docs/behaviour.md, Flags, gives them three spellings:
+// MR flags, FastRegister op flags, Bind op flags; all are normalised to these).
 constexpr uint32_t kLocalWrite = 1;
 constexpr uint32_t kRemoteRead = 2;
 constexpr uint32_t kRemoteWrite = 4;
 constexpr uint32_t kReadSink = 8;
 
-constexpr uint32_t kPageSize = 4096;  // SPEC.md 5 FastRegister: PAGE_SIZE
+constexpr uint32_t kPageSize = 4096;  // PAGE_SIZE of FastRegister (R5.fr.length, R5.fr.fbo)
 
 inline uint32_t make_token(uint32_t index, uint8_t tag) {
   return index << 8 | tag;
@@ -56,7 +56,7 @@ struct Page {
 
 enum class MptKind { Mr, FastMr, Mw };
 
-// An MPT entry: a region (normal or fast-register) or a window (SPEC.md 1).
+// An MPT entry: a region (normal or fast-register) or a window (docs/behaviour.md, Objects).
 struct Mpt {
   std::string name;
   bool exists = false;  // false when its creation failed (a handle that names nothing)
@@ -68,7 +68,7 @@ struct Mpt {
   uint8_t tag = 0;           // the object's current tag: a token must carry it
   uint8_t consumer_tag = 0;  // fast-register MRs and windows: the tag of the token it reports
   // A Bind, FastRegister or Invalidate of it completed CANCELLED: its state and token are
-  // undefined (SPEC.md 4); the model predicts nothing that names it from then on.
+  // undefined (R4.cancelled.undefined); the model predicts nothing that names it from then on.
   bool undefined = false;
   uint32_t rights = 0;
   uint64_t base_va = 0;
@@ -80,13 +80,13 @@ struct Mpt {
   uint32_t registered_flags = 0;  // the NDK_MR_FLAG_* of the last registration
   bool async_pending = false;     // registered asynchronously, not yet waited for
   bool async_called = false;      // an asynchronous registration was started (wait_async)
-  // fast registration (SPEC.md 5 InitializeFastRegisterMr / FastRegister)
+  // fast registration (R5.frinit.limit, R5.fr.*)
   bool fr_initialized = false;
   bool fr_remote_access = false;
   uint32_t fr_capacity = 0;
   uint64_t fbo = 0;
   std::vector<Page> pages;
-  uint32_t bound_windows = 0;  // regions: windows bound to it (SPEC.md 5 Invalidate, DeregisterMr)
+  uint32_t bound_windows = 0;  // regions: windows bound to it (R5.inv.bound_windows, R5.dereg.busy)
   // windows
   std::string bound_qp;
   std::string region;
@@ -95,7 +95,7 @@ struct Mpt {
 
 // The token the consumer holds for an object (`$NAME.token`): a normal region's carries the
 // tag its registration gave it; for fast-register regions and windows the consumer picks the
-// next tag when it posts, and keeps the old one if the device refuses it (SPEC.md 1).
+// next tag when it posts, and keeps the old one if the device refuses it (R1.token.refused).
 inline uint32_t token_of(const Mpt& m) {
   if (!m.exists) return 0;
   return make_token(m.index, m.kind == MptKind::Mr ? m.tag : m.consumer_tag);

@@ -91,7 +91,7 @@ void exec_poll(RunContext& ctx, const Step& step, StepResult& result) {
       return;
     }
   }
-  // A full ring is an error, never a silent drop (SPEC.md section 1).
+  // A full ring is an error, never a silent drop (R1.cq.overflow).
   // `overflow: true` expects the ring to have overflowed; otherwise an overflow is a failure.
   const bool overflowed = a.CqOverflowed(cq);
   if (overflowed != step.expect_overflow)

@@ -98,9 +98,9 @@ void exec_rdma(RunContext& ctx, const Step& step, StepResult& result, bool write
 
 // Workload metrics (workloads.cpp), for every workload executor. `before` and `mid`: the
 // unit counters at the start and halfway through the measured window (mid null: no warming
-// check); `deltas_before`: workload_deltas() at the start. Fills result.metrics (SCENARIOS.md
-// names, hit rates by node and side, then `extra`), window_stats and warnings, then checks
-// the bounds.
+// check); `deltas_before`: workload_deltas() at the start. Fills result.metrics
+// (docs/scenario-format.md "Metrics" names, hit rates by node and side, then `extra`),
+// window_stats and warnings, then checks the bounds.
 // `whole`: a step whose measured window starts with operations in flight (after a warm-up)
 // gives its start and length too, for fast mode's line-rate bound.
 uint64_t workload_deltas();  // SystemC delta cycles so far

@@ -48,8 +48,8 @@ json completion_json(const ndk::NDK_RESULT_EX& r, bool took_effect) {
          {"bytes", r.BytesTransferred},
          {"qp_context", r.QPContext},
          {"type_specific", r.TypeSpecific}};
-  // SPEC.md 4: whether a FastRegister, Bind or Invalidate changed its object (a CANCELLED
-  // one may or may not have); a field of the results, not of NDK_RESULT_EX.
+  // R4.cancelled.undefined: whether a FastRegister, Bind or Invalidate changed its object (a
+  // CANCELLED one may or may not have); a field of the results, not of NDK_RESULT_EX.
   if (r.Type == ndk::NdkOperationTypeFastRegister || r.Type == ndk::NdkOperationTypeBind ||
       r.Type == ndk::NdkOperationTypeInvalidate)
     j["took_effect"] = took_effect;

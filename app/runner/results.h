@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The results of a run: the JSON of --out (SCENARIOS.md "Results") and the short summary.
+// The results of a run: the JSON of --out (docs/scenario-format.md "Results") and the short
+// summary.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -500,7 +500,7 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
         result.message = "simulation stalled in step " + std::to_string(result.steps.size()) +
                          ": no more events";
       }
-      // The device touched host memory no valid token and range allowed (SPEC.md 6): whatever
+      // The device touched host memory no valid token and range allowed (R6.no_touch): whatever
       // the completions said, the scenario fails.
       if (instance.end.violations() > 0 && result.outcome == RunOutcome::Passed) {
         result.outcome = RunOutcome::Failed;

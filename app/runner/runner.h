@@ -30,7 +30,8 @@ struct StepResult {
   bool passed = true;
   std::optional<uint32_t> status;               // what the call returned inline
   std::vector<ndk::NDK_RESULT_EX> completions;  // what a poll saw
-  std::vector<bool> took_effect;  // per completion: the request changed its object (SPEC.md 4)
+  // per completion: the request changed its object (R4.cancelled.undefined)
+  std::vector<bool> took_effect;
   std::vector<std::pair<std::string, double>> metrics;
   std::string expected, got;  // a failed step: the two sides, short
   std::string message;        // a failed step: one line, without the "step N (op): " prefix

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Workload ops: read_stream, write_stream (verbs, through the whole device) and dma_bench
-// (the device's DMA engine alone), with the metrics of SCENARIOS.md and their bounds.
+// (the device's DMA engine alone), with the metrics of docs/scenario-format.md and their bounds.
 #define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn: one host thread per stream
 #include <algorithm>
 #include <cstdio>

@@ -13,7 +13,7 @@ using K = ObjectKind;
 
 namespace {
 
-constexpr uint64_t kDefaultPollTimeoutNs = 1000 * 1000;  // 1 ms (SCENARIOS.md)
+constexpr uint64_t kDefaultPollTimeoutNs = 1000 * 1000;  // 1 ms (docs/scenario-format.md)
 
 // A literal [offset, offset+length) must lie inside the buffer; references are checked when run.
 void check_range(const Reader& r, const std::string& key, const std::string& buffer,
@@ -271,7 +271,7 @@ void parse_pingpong(const Reader& r, Step& s) {
   s.size = r.literal("size", 1, kMaxAllocBytesPerNode);
   s.count = r.literal("count", 1, kMaxWorkloadCount);
   s.flags = r.op_flags("flags");
-  // The adapter's MaxInlineDataSize (SPEC.md 4): an INLINE payload lives in the WQE.
+  // The adapter's MaxInlineDataSize (R2.inline): an INLINE payload lives in the WQE.
   if ((s.flags & ndk::NDK_OP_FLAG_INLINE) && s.size > kMaxInlineBytes) {
     r.fail("size", std::to_string(s.size) + " bytes cannot be INLINE: at most " +
                        std::to_string(kMaxInlineBytes) + " (MaxInlineDataSize)");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Parsers of the control ops (host buffers, PDs, CQs, QPs, MRs, MWs) and of the verbs
-// (SCENARIOS.md "Ops"); op_table.cpp names each op and its fields.
+// (docs/scenario-format.md "Ops"); op_table.cpp names each op and its fields.
 #include "app/scenario/parse.h"
 #include "app/scenario/text.h"
 #include "host_api/ndk.h"

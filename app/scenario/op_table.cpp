@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The op table (SCENARIOS.md "Ops"): each op's name, meaning, fields with their types, and
-// parser (objects.cpp, checks.cpp); the loader and the schema emitter read it.
+// The op table (docs/scenario-format.md "Ops"): each op's name, meaning, fields with their types,
+// and parser (objects.cpp, checks.cpp); the loader and the schema emitter read it.
 #include "app/scenario/parse.h"
 
 namespace rnic::app {

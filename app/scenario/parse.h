@@ -193,7 +193,7 @@ struct FieldDef {
   const char* description = nullptr;  // one line, where the name does not say enough
 };
 
-// One row per op (SCENARIOS.md "Ops"): name, meaning, fields besides op, description and
+// One row per op (docs/scenario-format.md "Ops"): name, meaning, fields besides op, description and
 // comment, parser; one_of/any_of: exactly one / at least one of these fields must be given.
 struct OpInfo {
   const char* name;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A scenario file parsed and checked into plain structs (docs: SCENARIOS.md). Nothing here
+// A scenario file parsed and checked into plain structs (docs/scenario-format.md). Nothing here
 // runs the model: `rnicsim validate` stops after load_scenario().
 #pragma once
 

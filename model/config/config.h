@@ -2,8 +2,9 @@
 // Plain parameter structs, grouped as a scenario sets them (`mtt.*`, `port.*`, ...). No JSON,
 // no files: the app fills these. Each field carries its unit in its name; defaults are the
 // `default` preset (ConnectX-5-like device, PCIe gen3 x16, 100 Gb/s port). Sources of the
-// numbers: docs/parameters.md. Each device unit takes its own struct (`Mtt::Config`, ...),
-// which Rnic cuts from RnicConfig: a unit sees only what it uses.
+// numbers: docs/calibration.md (its parameter table); every key and its default:
+// docs/generated/config-reference.md. Each device unit takes its own struct (`Mtt::Config`,
+// ...), which Rnic cuts from RnicConfig: a unit sees only what it uses.
 #pragma once
 
 #include <cstdint>
@@ -152,7 +153,7 @@ struct RnicConfig {
   QpConfig qp;
   PortConfig port;
   SimConfig sim;
-  // Adapter capability flags reported by NDK_ADAPTER_INFO (SPEC.md section 2).
+  // Adapter capability flags reported by NDK_ADAPTER_INFO (docs/behaviour.md, Flags).
   uint32_t adapter_flags = caps::kInOrderDma | caps::kRdmaReadLocalInvalidateSupported;
 };
 

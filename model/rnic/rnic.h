@@ -47,7 +47,7 @@ class Rnic : public sc_core::sc_module {
   // A socket binding inside the Rnic, by names relative to it ("requester.check_isock" to
   // "protection.check_tsock"; a face binds its unit's socket: "mmio_tsock" to
   // "doorbells.mmio_tsock"). In binding order; docs/architecture.md lists them, and
-  // tests/tlm/test_rnic_bindings.cpp keeps that list honest.
+  // tests/tlm/test_rnic.cpp keeps that list honest.
   struct Binding {
     std::string from, to;
   };

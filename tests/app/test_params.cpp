@@ -9,7 +9,7 @@
 using namespace rnic;
 using namespace rnic::app;
 
-TEST_CASE("every key SCENARIOS.md names exists", "[app]") {
+TEST_CASE("every key docs/scenario-format.md names exists", "[app]") {
   for (const char* key : {"device.clock_mhz", "pcie.gen", "pcie.lanes", "pcie.mps", "pcie.mrrs",
                           "pcie.max_read_tags", "pcie.read_latency_ns", "mtt.cache_entries",
                           "mtt.cache_ways", "mpt.cache_entries", "wqe.fetch_batch", "qp.max_ord",

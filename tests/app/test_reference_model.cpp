@@ -82,7 +82,7 @@ TEST_CASE("reference model: a read through a bound window lands the source bytes
   REQUIRE(p.polled(3).size() == 1);
   check(p.polled(3)[0], 2, NdkOperationTypeRead, STATUS_SUCCESS);
   const std::vector<uint8_t> sink = p.model.memory("sink");
-  // SPEC.md 5 Read: data lands in the sink SGEs in order; nothing else moves.
+  // R5.read.sgl_order: data lands in the sink SGEs in order; nothing else moves.
   for (size_t i = 0; i < 200; ++i) CHECK(sink[i] == uint8_t(4196 + i));
   for (size_t i = 0; i < 56; ++i) CHECK(sink[1000 + i] == uint8_t(4396 + i));
   CHECK(sink[200] == 0xEE);
@@ -103,12 +103,12 @@ TEST_CASE("reference model: a rebind fails, then everything on the QP is CANCELL
   const auto& b = p.polled(4);
   REQUIRE(b.size() == 4);
   check(b[0], 1, NdkOperationTypeBind, STATUS_SUCCESS);
-  // SPEC.md 5 Bind: a bound window cannot be bound again; the QP goes to error (SPEC.md 4):
+  // R5.bind.rebind: a bound window cannot be bound again; the QP goes to error (R4.error.*):
   // its posted receive is flushed after the error, the later invalidate is CANCELLED.
   check(b[1], 2, NdkOperationTypeBind, STATUS_ACCESS_VIOLATION);
   check(b[2], 10, NdkOperationTypeReceive, STATUS_CANCELLED);
   check(b[3], 3, NdkOperationTypeInvalidate, STATUS_CANCELLED);
-  // The peer of a QP in error drops requests: retries run out (SPEC.md 3 IO_TIMEOUT).
+  // The peer of a QP in error drops requests: retries run out (R5.peer_error, R3.map.rnr).
   REQUIRE(p.polled(6).size() == 1);
   check(p.polled(6)[0], 4, NdkOperationTypeRead, STATUS_IO_TIMEOUT);
 }
@@ -131,7 +131,7 @@ TEST_CASE("reference model: stale tokens fail, zero-length reads skip the key ch
   for (const auto& c : b) CHECK(c.status == STATUS_SUCCESS);
   const auto& a = p.polled(7);
   REQUIRE(a.size() == 2);
-  check(a[0], 4, NdkOperationTypeRead, STATUS_SUCCESS);           // SPEC.md 5 Read: zero length
+  check(a[0], 4, NdkOperationTypeRead, STATUS_SUCCESS);           // R5.read.zero_length
   check(a[1], 5, NdkOperationTypeRead, STATUS_ACCESS_VIOLATION);  // the old binding's tag
   // Both QPs are in error: a receive posted later is flushed at once.
   REQUIRE(p.polled(9).size() == 1);
@@ -153,7 +153,7 @@ TEST_CASE("reference model: silent successes complete nothing and keep their que
   )");
   CHECK(p.status(5) == STATUS_SUCCESS);
   CHECK(p.status(6) == STATUS_SUCCESS);
-  // send_depth 2: both slots stay taken until a later completion is polled (SPEC.md 4).
+  // send_depth 2: both slots stay taken until a later completion is polled (R4.inline.sq_full).
   CHECK(p.status(7) == STATUS_INSUFFICIENT_RESOURCES);
   CHECK(p.polled(8).empty());
   CHECK(p.model.memory("sink")[15] == 15);
@@ -188,9 +188,9 @@ TEST_CASE("reference model: fast register, FBO and the consumer's tag", "[app]")
   CHECK(sink[4099] == 0xEE);
   CHECK(sink[4100] == 0);
   CHECK(sink[4299] == 199);
-  // SPEC.md 5 FastRegister: BaseVA % PAGE_SIZE must be FBO.
+  // R5.fr.fbo: BaseVA % PAGE_SIZE must be FBO.
   check(p.polled(7).at(0), 3, NdkOperationTypeFastRegister, STATUS_ACCESS_VIOLATION);
-  // SPEC.md 1: the refused FastRegister leaves the tag, so the consumer's token is current.
+  // R1.token.refused: the refused FastRegister leaves the tag, so the consumer's token is current.
   const auto& fr = p.model.state().mpts.at("frA2");
   CHECK(fr.consumer_tag == fr.tag);
   CHECK(p.status(8) == STATUS_IMPLEMENTATION_LIMIT);  // above FRMRPageCount
@@ -373,14 +373,17 @@ TEST_CASE("reference model: a refused rebind keeps the window's token and descri
   )");
   check(p.polled(6).at(0), 1, NdkOperationTypeBind, STATUS_SUCCESS);
   check(p.polled(9).at(0), 2, NdkOperationTypeBind, STATUS_ACCESS_VIOLATION);
-  // SPEC.md 1: the refused rebind leaves the window's tag; its token and descriptor still work.
+  // R1.token.refused: the refused rebind leaves the window's tag; its token still works.
   const auto& mw = p.model.state().mpts.at("mwB");
   CHECK(p.model.state().saved.at("first") == (uint64_t(mw.index) << 8 | mw.tag));
   check(p.polled(11).at(0), 3, NdkOperationTypeRead, STATUS_SUCCESS);
   CHECK(p.model.memory("sink")[0] == uint8_t(4096 + 8));
-  // SPEC.md 4: a Bind posted on a QP in error completes CANCELLED; the window is undefined
-  // from then on, and a step naming it is not predictable.
-  check(p.polled(13).at(0), 4, NdkOperationTypeBind, STATUS_CANCELLED);
+  // R5.bind.token_on_return: the descriptor the user-mode Bind returned when it was posted
+  // holds the token of the tag it asked for, which the refusal left stale (R6.stale).
+  check(p.polled(13).at(0), 5, NdkOperationTypeRead, STATUS_ACCESS_VIOLATION);
+  // R4.error.posted_later, R4.cancelled.undefined: a Bind posted on a QP in error completes
+  // CANCELLED; the window is undefined from then on, and a step naming it is not predictable.
+  check(p.polled(15).at(0), 4, NdkOperationTypeBind, STATUS_CANCELLED);
   CHECK(mw.undefined);
   CHECK(p.model.state().mpts.at("mrB").undefined);
 }

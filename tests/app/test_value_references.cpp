@@ -106,7 +106,7 @@ TEST_CASE("reference kinds are checked against the objects", "[app]") {
         "\"0x\")");
 }
 
-TEST_CASE("JSON paths print like the messages in SCENARIOS.md", "[app]") {
+TEST_CASE("JSON paths print like the messages in docs/scenario-format.md", "[app]") {
   CHECK(JsonPath().key("steps").index(3).key("qp").str() == "steps[3].qp");
   CHECK(JsonPath().key("config").key("set").key("pcie.gen").str() == "config.set[\"pcie.gen\"]");
   CHECK(JsonPath().str() == "");

@@ -386,7 +386,8 @@ class Session {
       finding("request 0x%llx: SILENT_SUCCESS but a success completion",
               (unsigned long long)r.RequestContext);
     // One queue (a QP's send or receive queue) completes in posting order (contexts grow
-    // with it), and after its first error everything completes CANCELLED (SPEC.md 4).
+    // with it), and after its first error everything completes CANCELLED (R4.order,
+    // R4.error.flush_later).
     QueueOrder& q = order_[p.qp_context * 2 + (p.verb == Verb::Receive ? 1 : 0)];
     if (r.RequestContext <= q.last)
       finding("request 0x%llx completed after request 0x%llx, posted later",

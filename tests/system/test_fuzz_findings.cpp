@@ -72,9 +72,9 @@ TEST_CASE("read data lands after one generation compare when no MPT entry change
 
 TEST_CASE("a request that fails after a later one failed: the later one is CANCELLED",
           "[tlm][fuzz]") {
-  // Finding: a read whose sink check fails when it starts fails at once, while the read
-  // posted before it waits for its response; when that response is an error too, both
-  // completed with an error status instead of one error and CANCELLED after it (SPEC.md 4).
+  // Finding: a read whose sink check fails when it starts fails at once, while the read posted
+  // before it waits for its response; when that response is an error too, both completed with an
+  // error status instead of one error and CANCELLED after it (R4.error.flush_later).
   TwoNodes t;
   t.run([&] {
     t.setup();
@@ -100,7 +100,7 @@ TEST_CASE("a flush cancels a request that failed behind one still running", "[tl
   // Finding: a write waits for its acknowledgement, the read after it fails when it starts
   // (a sink token of no MR) and waits behind the write for its completion; a Flush then
   // cancelled the write but left the read's error after it, where only CANCELLED may follow
-  // (SPEC.md 4).
+  // (R4.error.flush_later).
   TwoNodes t;
   t.run([&] {
     t.setup();

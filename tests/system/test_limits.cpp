@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host API's limits: every table and queue is bounded, and running into a bound is the
-// NTSTATUS of SPEC.md (INSUFFICIENT_RESOURCES for a full table or queue, INVALID_PARAMETER for
-// a size the adapter never takes, IMPLEMENTATION_LIMIT above FRMRPageCount), inline, with
-// no completion. docs/user-guide.md "Limits" lists them.
+// The host API's limits: every table and queue is bounded, and running into a bound is the NTSTATUS
+// of docs/behaviour.md (INSUFFICIENT_RESOURCES for a full table or queue, INVALID_PARAMETER for a
+// size the adapter never takes, IMPLEMENTATION_LIMIT above FRMRPageCount), inline, with no
+// completion. docs/user-guide.md "Limits" lists them.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <vector>

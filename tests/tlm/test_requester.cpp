@@ -456,7 +456,7 @@ TEST_CASE("requester: a QP without a valid connected context fails the request",
 
 // MODEL BUG (see the report): READ_FENCE is honoured only on Read WQEs (execute_read); a
 // Write/Send carrying it is transmitted while an earlier read is still outstanding.
-// SPEC.md 2 and 4: "do not start this request until every earlier RDMA read on this QP has
+// R2.read_fence: "do not start this request until every earlier RDMA read on this QP has
 // completed".
 TEST_CASE("requester: READ_FENCE on a write is refused until the earlier read completed",
           "[tlm][requester]") {
@@ -497,7 +497,7 @@ TEST_CASE("requester: READ_FENCE on a write is refused until the earlier read co
 
 // MODEL BUG (see the report): RDMA_READ_LOCAL_INVALIDATE (0x100) is ignored although the
 // default adapter reports RDMA_READ_LOCAL_INVALIDATE_SUPPORTED (config.h adapter_flags 0x10).
-// SPEC.md 2: on success the token of the first sink SGE is invalidated.
+// R2.read_local_invalidate: on success the token of the first sink SGE is invalidated.
 TEST_CASE("requester: RDMA_READ_LOCAL_INVALIDATE invalidates the first sink token",
           "[tlm][requester]") {
   RequesterBench t;

@@ -181,7 +181,7 @@ TEST_CASE("responder: a failed remote check NAKs and puts the QP in error", "[tl
   CHECK(t.qp_event[0].cause == CqeStatus::RemoteAccess);
   CHECK(t.dma_read.size() == 0);  // no byte read
   CHECK(t.xlate.size() == 0);
-  // The posted receive is flushed (SPEC.md 5 Read).
+  // The posted receive is flushed (R5.read.error.both_qps).
   REQUIRE(t.cq.size() == 1);
   CHECK(t.cq[0].cqn == 4);
   CHECK(t.cq[0].cqe.status == CqeStatus::Flush);

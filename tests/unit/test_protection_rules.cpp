@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The key, window and region rules of SPEC.md section 5 as plain functions: every check of
+// The key, window and region rules of docs/behaviour.md (R5.*) as plain functions: every check of
 // the local SGE check, the responder check and Bind, one violation at a time.
 #include <catch2/catch.hpp>
 

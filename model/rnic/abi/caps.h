@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Adapter capability flags the device reports in NDK_ADAPTER_INFO (SPEC.md section 2; the
+// Adapter capability flags the device reports in NDK_ADAPTER_INFO (docs/behaviour.md, Flags; the
 // values are those of the public ndkpi.h header).
 #pragma once
 

@@ -39,7 +39,7 @@ struct IcmLayout {
   uint64_t cqc_addr(uint32_t cqn) const { return cqc_base + uint64_t(cqn) * kCqcEntryBytes; }
 };
 
-// Tokens: 24-bit table index << 8 | 8-bit tag (SPEC.md section 1).
+// Tokens: 24-bit table index << 8 | 8-bit tag (R1.token.tag).
 inline uint32_t make_token(uint32_t index, uint8_t tag) { return (index << 8) | tag; }
 inline uint32_t token_index(uint32_t token) { return token >> 8; }
 inline uint8_t token_tag(uint32_t token) { return uint8_t(token & 0xff); }

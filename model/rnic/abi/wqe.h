@@ -11,7 +11,7 @@ namespace rnic {
 constexpr uint32_t kMaxSge = 4;  // SGEs that fit in one 128-byte WQE
 // INLINE send/write: the payload sits in the WQE where the SGEs would (bytes 64..127).
 constexpr uint32_t kMaxInlineBytes = 64;
-// WQE flag bits: the NDK_OP_FLAG_* values of the request (SPEC.md section 2).
+// WQE flag bits: the NDK_OP_FLAG_* values of the request (docs/behaviour.md, Flags).
 constexpr uint16_t kWqeFlagSilentSuccess = 0x001;        // NDK_OP_FLAG_SILENT_SUCCESS
 constexpr uint16_t kWqeFlagReadFence = 0x002;            // NDK_OP_FLAG_READ_FENCE
 constexpr uint16_t kWqeFlagSolicit = 0x004;              // NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT
@@ -106,8 +106,8 @@ struct Cqe {
   uint32_t qpn = 0;
   uint32_t invalidated_token = 0;
   uint32_t wqe_index = 0;  // send queue: index of the WQE completed (frees ring slots)
-  // Bind, FastRegister, Invalidate: the device executed it and it changed the object (set
-  // also when it completes CANCELLED behind an earlier error, SPEC.md 4). Not in NDK_RESULT_EX.
+  // Bind, FastRegister, Invalidate: the device executed it and it changed the object (set also when
+  // it completes CANCELLED behind an earlier error, R4.cancelled.undefined). Not in NDK_RESULT_EX.
   uint8_t took_effect = 0;
 
   void encode(uint8_t* out) const;  // kCqeBytes
@@ -117,7 +117,7 @@ struct Cqe {
 CqeOpcode completion_opcode(WqeOpcode opcode);
 
 // A WQE the device can execute: its flags are ones its opcode defines (SEND_AND_SOLICIT_EVENT
-// only on sends, SPEC.md 2; INLINE only on sends and writes, with at most kMaxInlineBytes).
+// only on sends, R2.solicit; INLINE only on sends and writes, with at most kMaxInlineBytes).
 // Anything else is a malformed WQE: a local QP operation error (as mlx5 reports a bad WQE).
 bool wqe_well_formed(const Wqe& wqe);
 

@@ -2,7 +2,7 @@
 // Writes completion entries into CQ rings in host memory, in the order the engines hand them
 // over, each no earlier than the time it was handed over for. A full ring (producer - consumer
 // = depth) is an overflow: the entry is not written and the CQ context's overflow flag is set,
-// so the driver reports it (never a silent drop, SPEC.md section 1). It sends an interrupt
+// so the driver reports it (never a silent drop, R1.cq.overflow). It sends an interrupt
 // message (an MSI-X write of 4 bytes, through the PCIe endpoint like any posted write, so never
 // ahead of the entry) to the address the driver set (bar::kInterruptAddress) after an entry of
 // an armed CQ, an overflow flag or a QP-close notice. Arming is one-shot, as NDK's

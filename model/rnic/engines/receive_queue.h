@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// A receive queue's rules, plain C++ (docs/behaviour.md, "Write, Send, Receive"; SPEC.md 4 and
-// 5): the driver posts receives and tells the device its producer index by doorbell; each
-// incoming send consumes the oldest posted receive, and with none posted the send is refused
-// (RNR); a QP in the error state completes every posted receive with a flush status, those
-// posted later too. Indices count up and wrap at 2^32; the ring slot is index % depth.
+// A receive queue's rules, plain C++ (docs/behaviour.md, "Write, Send, Receive";
+// R4.error.flush_receives, R5.send.*): the driver posts receives and tells the device its producer
+// index by doorbell; each incoming send consumes the oldest posted receive, and with none posted
+// the send is refused (RNR); a QP in the error state completes every posted receive with a flush
+// status, those posted later too. Indices count up and wrap at 2^32; the ring slot is index %
+// depth.
 #pragma once
 
 #include <cstdint>

@@ -138,8 +138,8 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     ++flushed_;
     finish(qp, *posted, CqeStatus::Flush);
   } else if (!context.valid || !context.connected || !wqe_well_formed(wqe)) {
-    // No usable QP context, or a malformed WQE (a flag its opcode does not define, inline
-    // data that does not fit): a local QP operation error, STATUS_INTERNAL_ERROR (SPEC.md 3).
+    // No usable QP context, or a malformed WQE (a flag its opcode does not define, inline data that
+    // does not fit): a local QP operation error, STATUS_INTERNAL_ERROR (R3.map.local_qp_op).
     finish(qp, *posted, CqeStatus::LocalQpOperation);
   } else if (wqe.opcode == WqeOpcode::Read) {
     execute_read(qpn, qp, context, sequence, wqe, delay);
@@ -203,7 +203,7 @@ void Requester::note_progress(QpState& qp) {
 bool Requester::sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay) {
   if (p.sinks == 0) return true;
   // The sinks were checked in full when the read started. Their MRs may have been
-  // deregistered, invalidated or re-registered since (SPEC.md 5: no byte lands in memory the
+  // deregistered, invalidated or re-registered since (R6.no_touch: no byte lands in memory the
   // token no longer allows): the checker's MPT generation says whether anything changed.
   ProtectionRequest recheck;
   recheck.op = ProtectionOp::Recheck;
@@ -372,8 +372,8 @@ void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
   const auto outcome = qp.queue.finish(p, status, [&](Pending& later) { cancel(qp, later); });
   flushed_ += outcome.cancelled;
   errors_.value -= outcome.errors_revoked;  // errors behind this one complete CANCELLED
-  // The whole QP enters the error state: its responder side flushes the posted receives and
-  // refuses further requests (SPEC.md 4), once this error's completion is out.
+  // The whole QP enters the error state: its responder side flushes the posted receives and refuses
+  // further requests (R4.error.flush_receives, R5.peer_error), once this error's completion is out.
   if (outcome.entered_error) qp.responder_notice = status;
   note_progress(qp);
 }

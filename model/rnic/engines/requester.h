@@ -4,7 +4,7 @@
 // ORD reads outstanding per QP (more wait, they never fail), honours READ_FENCE, lands read
 // responses in the sink SGEs, and retires requests in posting order, so completions of one
 // send queue arrive in posting order. The first error puts the QP in the error state: every
-// later request completes with a flush status (SPEC.md section 4).
+// later request completes with a flush status (R4.error.flush_later, R4.error.posted_later).
 #pragma once
 
 #include <array>
@@ -81,7 +81,8 @@ class Requester : public sc_core::sc_module {
     uint64_t started_ps = 0;      // execution start (absolute)
     uint64_t sent_ps = 0;         // request handed to the port (absolute)
     CqeStatus status = CqeStatus::Success;
-    bool took_effect = false;  // Bind/FastRegister/Invalidate changed the object (SPEC.md 4)
+    // Bind/FastRegister/Invalidate changed the object (R4.cancelled.undefined)
+    bool took_effect = false;
     uint32_t bytes = 0;
     uint8_t sinks = 0;
     uint16_t sink_access = 0;  // rights the sinks were checked for

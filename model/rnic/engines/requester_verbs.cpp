@@ -43,7 +43,7 @@ CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe&
 void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
                              uint64_t sequence, const Wqe& wqe, sc_core::sc_time& delay) {
   Pending* p = find(qp, sequence);
-  // Sink checks (SPEC.md 5 Read, requester side): VALID local MR of this PD, local write,
+  // Sink checks (R5.read.sink.*, requester side): VALID local MR of this PD, local write,
   // inside the MR, and RDMA_READ_SINK unless the adapter does not require it.
   uint16_t access = kAccessLocalWrite;
   if (!(config_.adapter_flags & caps::kRdmaReadSinkNotRequired)) access |= kAccessReadSink;
@@ -119,7 +119,7 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
   Pending* p = find(qp, sequence);
   uint64_t total = 0;
   if (wqe.is_inline()) {
-    // INLINE (SPEC.md 2): the payload was copied into the WQE at post time; there are no
+    // INLINE (R2.inline): the payload was copied into the WQE at post time; there are no
     // SGEs, so no local key check and no DMA read of the source buffer.
     total = wqe.length;  // <= kMaxInlineBytes: wqe_well_formed() checked it
     p->sinks = 0;
@@ -211,7 +211,7 @@ CqeStatus Requester::execute_invalidate(uint32_t qpn, const QpcEntry& context, c
   req.trace_id = trace_id;
   req.op = ProtectionOp::Invalidate;
   req.token = wqe.remote_token;
-  req.by_object = true;  // the Invalidate verb names the object (SPEC.md 5 Invalidate)
+  req.by_object = true;  // the Invalidate verb names the object (R5.inv.token)
   req.pd = context.pd;
   req.qpn = qpn;
   send_message(pool_, check_isock, req, delay);

@@ -111,7 +111,7 @@ CqeStatus Responder::serve_write(const Packet& request, const QpcEntry& qpc,
 CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
                                 sc_core::sc_time& delay) {
   ++requests_;
-  if (request.length == 0) return CqeStatus::Success;  // zero-length: no key checks (SPEC.md 5)
+  if (request.length == 0) return CqeStatus::Success;  // no key checks (R5.read.zero_length)
   const CqeStatus status = check_and_translate(request, qpc, kAccessRemoteRead, delay);
   if (status != CqeStatus::Success) return status;
 
@@ -185,7 +185,7 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
       status = send    ? serve_send(*request, context, qp, &rnr, delay)
                : write ? serve_write(*request, context, delay)
                        : serve_read(*request, context, qp, delay);
-      // A remote access error moves both QPs to the error state (SPEC.md 5 Read).
+      // A remote access error moves both QPs to the error state (R5.read.error.both_qps).
       if (status != CqeStatus::Success) enter_error(qpn, qp, status, delay);
     }
   }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The responder engine: serves incoming RDMA reads, writes and sends. Checks the remote token
-// in the SPEC.md order (through the ProtectionChecker), translates (Mtt), then reads the
+// in the order of R5.read.resp.* (through the ProtectionChecker), translates (Mtt), then reads the
 // source through the DmaReadEngine (at most IRD reads in service per QP) or lands data
 // through the DmaWriteEngine. Sends consume the receive queue (fetched by DMA) and complete
 // there; with no receive posted the requester gets an RNR NAK. A failed check NAKs the

@@ -71,7 +71,7 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, c
     return CqeStatus::RemoteOperation;
   }
   if (length > receive.sgl_length()) {
-    cqe.status = CqeStatus::LocalLength;  // receive buffer too small (SPEC.md 5)
+    cqe.status = CqeStatus::LocalLength;  // receive buffer too small (R5.send.overrun)
     return CqeStatus::RemoteInvalidRequest;
   }
   // Check every receive SGE the data reaches before moving a byte.
@@ -128,7 +128,7 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, c
     invalidate.trace_id = request.trace_id;
     send_message(pool_, check_isock, invalidate, delay);
     if (invalidate.status != CqeStatus::Success) {
-      // An invalid token in a SendAndInvalidate fails the receiver's QP (SPEC.md 5).
+      // An invalid token in a SendAndInvalidate fails the receiver's QP (R5.send_inv.invalid).
       cqe.status = CqeStatus::LocalProtection;
       return CqeStatus::RemoteInvalidRequest;
     }

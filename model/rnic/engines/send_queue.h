@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// A send queue's completion rules, plain C++ (docs/behaviour.md, "Posting rules"; SPEC.md 4):
-// requests keep their posting order; each ends once; completions leave in posting order, so a
-// request that ended waits behind an earlier one still running; the first error puts the QP in
-// the error state and every later request completes CANCELLED (a later error too); a flush
-// cancels everything not yet completed, a request that ended well but waits included.
+// A send queue's completion rules, plain C++ (docs/behaviour.md, "Posting rules"; R4.order,
+// R4.error.*): requests keep their posting order; each ends once; completions leave in posting
+// order, so a request that ended waits behind an earlier one still running; the first error puts
+// the QP in the error state and every later request completes CANCELLED (a later error too); a
+// flush cancels everything not yet completed, a request that ended well but waits included.
 //
 // `Entry` is the engine's record of one request; the queue needs its `sequence` (set by
 // post), `done` and `status`. Cancelling calls back into the engine first (`on_cancel`), so it

@@ -101,7 +101,7 @@ struct ProtectionRequest {
   uint32_t mr_token = 0;
   uint16_t rights = 0;   // MptAccess bits the window (Bind) or region (FastRegister) grants
   uint8_t zero_based = 0;
-  // Invalidate only: the verb names the object, its tag is not checked (SPEC.md 5 Invalidate)
+  // Invalidate only: the verb names the object, its tag is not checked (R5.inv.token)
   bool by_object = false;
   // FastRegister only
   uint32_t page_count = 0;

@@ -146,7 +146,7 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
       ++generation_;
       if (!write_back(index, object, delay)) return CqeStatus::LocalQpOperation;
       if (object.kind == MptKind::Mw) {
-        // The window no longer pins its MR (SPEC.md 5: DeregisterMr / Invalidate of the MR).
+        // The window no longer pins its MR (R5.dereg.busy, R5.inv.bound_windows).
         if (MptEntry* parent = fetch(object.parent_index, req.side, delay)) {
           if (parent->bound_windows > 0) --parent->bound_windows;
           const MptEntry copy = *parent;

@@ -36,7 +36,7 @@ CqeStatus check_local_access(const MptEntry& entry, ProtectionRequest& req) {
 
 CqeStatus check_remote_access(const MptEntry& entry, const MptEntry* parent,
                               ProtectionRequest& req) {
-  // SPEC.md 5 Read, responder order: object exists, tag, VALID, PD, window bound to this QP,
+  // R5.read.resp.*, in order: object exists, tag, VALID, PD, window bound to this QP,
   // rights, bounds. Every failure is a remote access error.
   if (entry.state == MptState::Unused || entry.kind == MptKind::None)
     return CqeStatus::RemoteAccess;
@@ -66,7 +66,7 @@ CqeStatus check_remote_access(const MptEntry& entry, const MptEntry* parent,
 
 CqeStatus apply_bind(uint32_t mw_index, MptEntry& mw, uint32_t mr_index, MptEntry& mr,
                      ProtectionRequest& req) {
-  // SPEC.md 5 Bind. A rebind of a VALID window fails (IB o10-37.2.30: invalidate first).
+  // R5.bind.*. A rebind of a VALID window fails (IB o10-37.2.30: invalidate first).
   if (mw.kind != MptKind::Mw || mw.state != MptState::Free) return CqeStatus::MwBind;
   if (!is_region(mr) || mr.tag != token_tag(req.mr_token)) return CqeStatus::MwBind;
   if (mr.state != MptState::Valid) return CqeStatus::MwBind;
@@ -78,7 +78,7 @@ CqeStatus apply_bind(uint32_t mw_index, MptEntry& mw, uint32_t mr_index, MptEntr
     return CqeStatus::MwBind;
   mw.state = MptState::Valid;
   // The consumer chose the new tag (IB: the bind WR carries the new rkey), so the driver
-  // knows the token as soon as Bind returns (SPEC.md 5 Bind).
+  // knows the token as soon as the posted Bind returns (R5.bind.token_on_return).
   mw.tag = token_tag(req.token);
   mw.base_va = req.va;
   mw.length = req.length;
@@ -96,7 +96,7 @@ CqeStatus check_fast_register(const MptEntry& mr, const ProtectionRequest& req,
   if (mr.kind != MptKind::FastMr || mr.state != MptState::Free) return CqeStatus::LocalProtection;
   if (mr.pd != req.pd) return CqeStatus::LocalProtection;
   if (req.page_count == 0 || req.page_count > mr.page_capacity) return CqeStatus::LocalProtection;
-  // BaseVA % PAGE_SIZE == FBO: BaseVA 0 is valid when FBO is 0 (SPEC.md 5 FastRegister).
+  // BaseVA % PAGE_SIZE == FBO: BaseVA 0 is valid when FBO is 0 (R5.fr.va_zero).
   if (req.fbo >= page_bytes || req.va % page_bytes != req.fbo)
     return CqeStatus::LocalProtection;
   if (req.length > uint64_t(req.page_count) * page_bytes - req.fbo)
@@ -124,7 +124,7 @@ CqeStatus apply_invalidate(MptEntry& object, const ProtectionRequest& req) {
   if (object.kind != MptKind::FastMr && object.kind != MptKind::Mw)
     return CqeStatus::LocalProtection;  // normally registered MRs are never invalidated
   // SendAndInvalidate and RDMA_READ_LOCAL_INVALIDATE carry a token: it must be current; the
-  // Invalidate verb names the object (SPEC.md 5 Invalidate).
+  // Invalidate verb names the object (R5.inv.token).
   if ((!req.by_object && object.tag != token_tag(req.token)) || object.state != MptState::Valid)
     return CqeStatus::LocalProtection;
   if (object.pd != req.pd) return CqeStatus::LocalProtection;

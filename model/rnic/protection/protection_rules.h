@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The key, window and region rules of SPEC.md section 5 as plain functions over MPT entries:
+// The key, window and region rules of docs/behaviour.md (R5.*) as plain functions over MPT entries:
 // the ProtectionChecker module only fetches entries and spends time.
 #pragma once
 
@@ -21,7 +21,7 @@ bool range_inside(uint64_t va, uint64_t length, uint64_t base, uint64_t size);
 // req.region and req.target_va.
 CqeStatus check_local_access(const MptEntry& entry, ProtectionRequest& req);
 
-// Responder check, in the SPEC.md order. `parent` is the window's MR (null for an MR).
+// Responder check, in the order of R5.read.resp.*. `parent` is the window's MR (null for an MR).
 // On success sets req.target_va to the absolute VA accessed.
 CqeStatus check_remote_access(const MptEntry& entry, const MptEntry* parent,
                               ProtectionRequest& req);
@@ -31,14 +31,14 @@ CqeStatus check_remote_access(const MptEntry& entry, const MptEntry* parent,
 CqeStatus apply_bind(uint32_t mw_index, MptEntry& mw, uint32_t mr_index, MptEntry& mr,
                      ProtectionRequest& req);
 
-// FastRegister checks (SPEC.md 5 FastRegister) on the MR entry; on success req.region is the
+// FastRegister checks (R5.fr.*) on the MR entry; on success req.region is the
 // MR's MTT range (page_shift 12, mtt_index).
 CqeStatus check_fast_register(const MptEntry& mr, const ProtectionRequest& req,
                               uint32_t page_bytes);
 // Applies a checked FastRegister: VALID, the tag of req.token, base VA, length, rights.
 void apply_fast_register(MptEntry& mr, const ProtectionRequest& req);
 
-// Invalidate checks (SPEC.md 5 Invalidate): only fast-register MRs and windows, current tag,
+// Invalidate checks (R5.inv.*): only fast-register MRs and windows, current tag,
 // VALID, same PD, a window only on its QP, an MR with bound windows cannot be invalidated.
 // On success the object is
 // FREE; the caller must drop one bound window from a window's parent MR.

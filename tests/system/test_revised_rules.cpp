@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// SPEC.md Revisions (turn 2): a refused FastRegister or Bind keeps the object's tag; BaseVA 0
-// with FBO 0; whether a memory-management request took effect (results, not NDK_RESULT_EX).
+// The revised rules (docs/behaviour.md, "Changes to these rules"): a refused FastRegister or
+// Bind keeps the object's tag (R1.token.refused); BaseVA 0 with FBO 0 (R5.fr.va_zero); a
+// CANCELLED memory-management request leaves its object undefined, and the results say whether
+// it took effect (R4.cancelled.undefined; not a field of NDK_RESULT_EX).
 #include "support/two_nodes.h"
 
 using namespace rnic;
@@ -51,7 +53,7 @@ TEST_CASE("a refused fast-register keeps the MR's token, a window binds on it",
             STATUS_SUCCESS);
     REQUIRE(TwoNodes::next(t.b, t.cq_b).Status == STATUS_SUCCESS);
     const uint32_t token = t.b.GetRemoteTokenFromMr(fr);
-    // The MR is VALID: the device refuses a second fast-register (SPEC.md 5), tag unchanged.
+    // The MR is VALID: the device refuses a second fast-register (R5.fr.free), tag unchanged.
     REQUIRE(t.b.NdkFastRegister(t.qp_b, 2, fr, 1, pages.data(), 0, 4096, 0x50000000ull, kRw) ==
             STATUS_SUCCESS);
     std::vector<bool> effect;
@@ -89,8 +91,9 @@ TEST_CASE("a refused rebind keeps the window's token", "[system][revisions]") {
     const uint32_t token = t.b.GetRemoteTokenFromMw(t.mw_b);
     REQUIRE(t.b.NdkBind(t.qp_b, 2, t.mr_b, t.mw_b, base + 8192, 4096,
                         NDK_OP_FLAG_ALLOW_REMOTE_READ) == STATUS_SUCCESS);
-    // The token is known when Bind returns (SPEC.md 5): the refusal is known too.
-    CHECK(t.b.GetRemoteTokenFromMw(t.mw_b) == token);
+    // A posted Bind (R5.bind.token_on_return): the token of the tag it asks for is known when
+    // the call returns; once the refusal is known, the window's token is the old one again.
+    CHECK(t.b.GetRemoteTokenFromMw(t.mw_b) == ((token & ~0xffu) | ((token + 1) & 0xffu)));
     CHECK(TwoNodes::next(t.b, t.cq_b).Status == STATUS_ACCESS_VIOLATION);
     CHECK(t.b.GetRemoteTokenFromMw(t.mw_b) == token);
     CHECK(two.read(t, base + 100, token, 64).Status == STATUS_SUCCESS);
@@ -116,9 +119,9 @@ TEST_CASE("fast-register with BaseVA 0 and FBO 0 is valid", "[system][revisions]
 
 namespace {
 
-// A fast-register queued right behind a read that fails at the responder: it completes
-// CANCELLED; whether it took effect depends on timing (SPEC.md 4), but the completion says
-// which, and the MR's state and token follow it.
+// A fast-register queued right behind a read that fails at the responder: it completes CANCELLED;
+// whether it took effect depends on timing (R4.cancelled.undefined), but the completion says which,
+// and the MR's state and token follow it.
 void cancelled_fast_register(bool fast) {
   SystemConfig c;
   c.rnic.sim.fast = fast;
