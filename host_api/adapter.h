@@ -136,8 +136,12 @@ class Adapter {
   uint64_t ObjectLength(uint32_t mpt_index);
 
   // --- initiator verbs (posted to the send queue) ---
-  // Returns once the device has executed the bind, so the window's token is valid as soon as
-  // Bind returns (SPEC.md 5 Bind); the completion still arrives on the CQ.
+  // Bind is a posted request, like every verb here (R5.bind.token_on_return): it returns once
+  // the WQE is in the send queue (and the doorbell rung, unless DEFER holds it), with the
+  // window's new token already available (GetRemoteTokenFromMw). The window grants access
+  // once the device has run the bind, before its completion and before any later request of
+  // the send queue (R5.bind.executes_in_order); BindState() tells where it stands. If the
+  // device refuses it, the token falls back to the window's previous one (R1.token.refused).
   NTSTATUS NdkBind(QpHandle qp, uint64_t request_context, MrHandle mr, MwHandle mw,
                    uint64_t virtual_address, uint64_t length, uint32_t flags);
   // The user-mode variant (INDEndpoint::Bind): the window is zero-based; `out` receives its
@@ -177,6 +181,40 @@ class Adapter {
   NTSTATUS NdkInvalidate(QpHandle qp, uint64_t request_context, uint32_t object, uint32_t flags);
   // Every pending request of the QP completes CANCELLED; the QP is in the error state.
   NTSTATUS NdkFlush(QpHandle qp);
+
+  // --- posted requests, as the driver sees them in host memory ---
+  // Where the last Bind posted on `mw` stands (not NDK calls: what a driver can read off its
+  // rings and tables, for a consumer that waits for a Bind to take effect).
+  enum class BindProgress {
+    None,       // no Bind of the window is outstanding
+    Held,       // posted with DEFER, and no doorbell has announced it yet
+    Posted,     // announced to the device, not run yet
+    Executed,   // run: the window's table entry shows the Bind's tag
+    Completed,  // completed without taking effect (refused or flushed): its completion is
+                // in the CQ ring
+    Lost,       // its CQ overflowed before it completed: its completion may be gone
+  };
+  BindProgress BindState(MwHandle mw);
+  // Rings the send queue's doorbell for the requests DEFER holds, as the next post without
+  // DEFER on the queue would.
+  void SubmitDeferred(QpHandle qp);
+  // Host memory the device writes when a Bind of `mw` is decided: the window's table entry,
+  // the CQ ring of its QP and that CQ's overflow flag. Empty when no Bind is outstanding.
+  struct MemoryRange {
+    uint64_t address = 0;
+    uint64_t length = 0;
+  };
+  std::vector<MemoryRange> BindSignals(MwHandle mw);
+  // Sends (and SendAndInvalidates) posted on a QP's send queue, and receives posted on its
+  // receive queue, since it was created.
+  uint64_t SendsPosted(QpHandle qp) const;
+  uint64_t ReceivesPosted(QpHandle qp) const;
+  // True when the driver knows the QP is in the error state: a completion of it that was not
+  // a success was taken from its CQ or is waiting there, or it was flushed.
+  bool QpErrorKnown(QpHandle qp);
+  // The first completion of `qp` waiting in its CQ ring (not taken yet) that is not a
+  // success; false when there is none.
+  bool QueuedError(QpHandle qp, ndk::NDK_RESULT_EX* out);
 
   // The CQ a QP completes on (0 for an unknown QP).
   CqHandle QpCq(QpHandle qp) const;
@@ -228,9 +266,9 @@ class Adapter {
   NTSTATUS post(QpHandle qpn, QpInfo& qp, const Wqe& wqe);
   NTSTATUS post_bind(QpHandle qp, uint64_t request_context, MrHandle mr, MwHandle mw,
                      uint64_t virtual_address, uint64_t length, uint32_t flags, bool zero_based);
-  void wait_bind_executed(QpHandle qpn, QpInfo& qp, uint32_t wqe_index, MwHandle mw,
-                          uint8_t tag);
   bool completion_queued(CqHandle cq, QpHandle qpn, uint32_t wqe_index);
+  // The first entry of `cq`'s ring not taken yet that `match` accepts, into `out`.
+  bool find_queued(CqHandle cq, const std::function<bool(const Cqe&)>& match, Cqe* out);
   // Settles `tag` once the device has executed `move`: its MPT entry shows the new tag, or
   // the request has completed without it (refused, or flushed before it ran): the tag is the
   // device's (R1.token.refused: a refused FastRegister or Bind keeps the object's tag).

@@ -40,6 +40,9 @@ struct QpInfo {
   uint64_t page_lists_bytes = 0;
   uint32_t rq_producer = 0;  // receives posted (and rung: receives are never deferred)
   uint32_t rq_consumer = 0;  // receives known complete
+  uint64_t sends_posted = 0;     // Send and SendAndInvalidate WQEs, since creation
+  uint64_t receives_posted = 0;  // since creation (rq_producer wraps)
+  bool error_seen = false;       // an error completion was taken, or the QP was flushed
 };
 
 // The last Bind or FastRegister posted on an MR or MW, until the driver knows its outcome:

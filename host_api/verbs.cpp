@@ -115,6 +115,7 @@ NTSTATUS Adapter::post(QpHandle qpn, QpInfo& qp, const Wqe& wqe) {
                        sc_core::sc_time_stamp());
   }
   ++qp.sq_producer;
+  if (wqe.opcode == WqeOpcode::Send || wqe.opcode == WqeOpcode::SendInvalidate) ++qp.sends_posted;
   if (!(wqe.flags & NDK_OP_FLAG_DEFER)) s.ring_sq(qpn, qp);
   return STATUS_SUCCESS;
 }
@@ -250,6 +251,7 @@ NTSTATUS Adapter::NdkReceive(QpHandle qpn, uint64_t request_context, const NDK_S
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   if (s.trace) s.trace->host_post(s.node, qpn, HostTraceSink::Queue::Receive, qp.rq_producer, now);
   ++qp.rq_producer;
+  ++qp.receives_posted;
   const sc_core::sc_time flight =
       s.cpu.mmio_write64(bar::kRqDoorbell + uint64_t(qpn) * bar::kRegisterStride, qp.rq_producer);
   if (s.trace) {
@@ -315,41 +317,97 @@ NTSTATUS Adapter::post_bind(QpHandle qpn, uint64_t request_context, MrHandle mr,
   const uint32_t wqe_index = qp->sq_producer;
   const NTSTATUS posted = post(qpn, *qp, wqe);
   if (posted != STATUS_SUCCESS) return posted;
-  // The token moves to the new tag only if the device accepts the bind (SPEC.md 1).
+  // A posted request (R5.bind.token_on_return): the new token's value is known now; the
+  // window grants access once the device has run the bind, and the token falls back to the
+  // window's tag if the device refuses it (R1.token.refused, settle_tag).
   window.tag = tag;
   window.zero_based = zero_based;
   window.move = TagMove{true, qpn, wqe_index, tag};
-  wait_bind_executed(qpn, *qp, wqe_index, mw, tag);
-  settle_tag(mw, &window.tag, &window.move);
   return STATUS_SUCCESS;
 }
 
-// "The token is valid as soon as Bind returns" (SPEC.md 5 Bind): the driver rings the
-// doorbell (a deferred bind too) and waits, like a synchronous firmware command, until the
-// device has executed the bind: the window's MPT entry shows the new tag, or the bind's
-// completion (a failure or a flush) is in the CQ ring. A CQ that overflowed, or a send queue
-// stalled for kBindWaitLimit of simulated time, ends the wait: the bind stays queued.
-void Adapter::wait_bind_executed(QpHandle qpn, QpInfo& qp, uint32_t wqe_index, MwHandle mw,
-                                 uint8_t tag) {
+Adapter::BindProgress Adapter::BindState(MwHandle mw) {
   Impl& s = *impl_;
-  if (sc_core::sc_get_current_process_handle().proc_kind() != sc_core::SC_THREAD_PROC_) return;
-  s.ring_sq(qpn, qp);
-  const sc_core::sc_time limit(10, sc_core::SC_MS);
-  const sc_core::sc_time deadline = sc_core::sc_time_stamp() + limit;
-  for (;;) {
-    const MptEntry e = s.read_mpt(mw);
-    if (e.state == MptState::Valid && e.tag == tag) return;
-    if (completion_queued(qp.cq, qpn, wqe_index) || CqOverflowed(qp.cq)) return;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (now >= deadline) return;
-    NotifyCq(qp.cq);  // a failed or flushed bind wakes this wait with its completion
-    s.cpu.wait_for_interrupt(deadline - now);
-  }
+  auto it = s.mws.find(mw);
+  if (it == s.mws.end() || !it->second.move.active) return BindProgress::None;
+  const TagMove& move = it->second.move;
+  const MptEntry e = s.read_mpt(mw);
+  if (e.state == MptState::Valid && e.tag == move.tag) return BindProgress::Executed;
+  auto q = s.qps.find(move.qpn);
+  if (q == s.qps.end()) return BindProgress::Completed;  // its QP is closed: flushed
+  const QpInfo& qp = q->second;
+  if (int32_t(qp.sq_consumer - move.wqe_index) > 0 ||
+      completion_queued(qp.cq, move.qpn, move.wqe_index))
+    return BindProgress::Completed;
+  if (CqOverflowed(qp.cq)) return BindProgress::Lost;
+  if (int32_t(qp.sq_doorbell - move.wqe_index) <= 0) return BindProgress::Held;
+  return BindProgress::Posted;
+}
+
+void Adapter::SubmitDeferred(QpHandle qpn) {
+  auto it = impl_->qps.find(qpn);
+  if (it != impl_->qps.end()) impl_->ring_sq(qpn, it->second);
+}
+
+std::vector<Adapter::MemoryRange> Adapter::BindSignals(MwHandle mw) {
+  Impl& s = *impl_;
+  std::vector<MemoryRange> out;
+  auto it = s.mws.find(mw);
+  if (it == s.mws.end() || !it->second.move.active) return out;
+  out.push_back({s.icm.mpt_addr(mw), kMptEntryBytes});
+  auto q = s.qps.find(it->second.move.qpn);
+  if (q == s.qps.end()) return out;
+  auto c = s.cqs.find(q->second.cq);
+  if (c == s.cqs.end()) return out;
+  out.push_back({c->second.ring, uint64_t(c->second.depth) * kCqeBytes});
+  out.push_back({s.icm.cqc_addr(q->second.cq) + CqcEntry::kOverflowOffset, 1});
+  return out;
+}
+
+uint64_t Adapter::SendsPosted(QpHandle qpn) const {
+  auto it = impl_->qps.find(qpn);
+  return it == impl_->qps.end() ? 0 : it->second.sends_posted;
+}
+
+uint64_t Adapter::ReceivesPosted(QpHandle qpn) const {
+  auto it = impl_->qps.find(qpn);
+  return it == impl_->qps.end() ? 0 : it->second.receives_posted;
+}
+
+bool Adapter::QpErrorKnown(QpHandle qpn) {
+  auto it = impl_->qps.find(qpn);
+  if (it == impl_->qps.end()) return false;
+  NDK_RESULT_EX ignored;
+  return it->second.error_seen || QueuedError(qpn, &ignored);
+}
+
+bool Adapter::QueuedError(QpHandle qpn, NDK_RESULT_EX* out) {
+  auto q = impl_->qps.find(qpn);
+  if (q == impl_->qps.end()) return false;
+  Cqe cqe;
+  if (!find_queued(q->second.cq, [qpn](const Cqe& c) {
+        return c.qpn == qpn && c.status != CqeStatus::Success;
+      }, &cqe))
+    return false;
+  out->Status = status_of(cqe.status);
+  out->BytesTransferred = cqe.byte_count;
+  out->RequestContext = cqe.wr_id;
+  out->Type = type_of(cqe.opcode);
+  out->TypeSpecific = cqe.invalidated_token;
+  out->QPContext = q->second.qp_context;
+  return true;
 }
 
 // True when the CQ ring holds a not-yet-consumed send-queue completion of `wqe_index` of QP
 // `qpn` (looked at, not consumed: the consumer still polls it).
 bool Adapter::completion_queued(CqHandle cq, QpHandle qpn, uint32_t wqe_index) {
+  Cqe ignored;
+  return find_queued(cq, [&](const Cqe& c) {
+    return c.qpn == qpn && is_send_queue(c.opcode) && c.wqe_index == wqe_index;
+  }, &ignored);
+}
+
+bool Adapter::find_queued(CqHandle cq, const std::function<bool(const Cqe&)>& match, Cqe* out) {
   Impl& s = *impl_;
   auto it = s.cqs.find(cq);
   if (it == s.cqs.end()) return false;
@@ -358,9 +416,9 @@ bool Adapter::completion_queued(CqHandle cq, QpHandle qpn, uint32_t wqe_index) {
     const uint32_t at = info.consumer + i;
     uint8_t raw[kCqeBytes];
     s.cpu.mem_read(info.ring + uint64_t(at % info.depth) * kCqeBytes, raw, kCqeBytes);
-    const Cqe cqe = Cqe::decode(raw);
-    if (cqe.owner != uint8_t(1 + ((at / info.depth) & 1))) return false;  // not written yet
-    if (cqe.qpn == qpn && is_send_queue(cqe.opcode) && cqe.wqe_index == wqe_index) return true;
+    *out = Cqe::decode(raw);
+    if (out->owner != uint8_t(1 + ((at / info.depth) & 1))) return false;  // not written yet
+    if (match(*out)) return true;
   }
   return false;
 }
@@ -465,6 +523,7 @@ NTSTATUS Adapter::NdkFlush(QpHandle qpn) {
     return STATUS_INVALID_PARAMETER;
   }
   impl_->ring_sq(qpn, it->second);  // deferred requests are submitted, then flushed
+  it->second.error_seen = true;
   impl_->context_changed(ContextKind::QpFlush, qpn);
   return STATUS_SUCCESS;
 }
@@ -503,6 +562,7 @@ size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max,
     } else if (qit != s.qps.end()) {
       // In-order completion: everything up to this WQE has left its ring.
       QpInfo& qp = qit->second;
+      if (cqe.status != CqeStatus::Success) qp.error_seen = true;
       uint32_t& consumer = is_send_queue(cqe.opcode) ? qp.sq_consumer : qp.rq_consumer;
       const uint32_t done = cqe.wqe_index + 1;
       if (int32_t(done - consumer) > 0) consumer = done;

@@ -14,8 +14,8 @@
 // Invalidate, invalidating reads and sends, a predicted IO_TIMEOUT, an error on a QP with
 // posted receives) end a batch; a post that touches bytes an earlier read of its batch
 // touches carries READ_FENCE or waits. A deferred post is always followed by a non-deferred
-// one on the same QP, which rings the doorbell. Bind returns once executed
-// (host_api/adapter.h), so its token works at once.
+// one on the same QP, which rings the doorbell. A bind step waits until the device has run
+// the Bind (R5.bind.executes_in_order), so its token works at once.
 #include <stdexcept>
 
 #include "app/generator/impl.h"

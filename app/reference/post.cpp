@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reference model's posting path: the inline checks of SPEC.md 4 (a verb that fails
-// inline completes nothing), DEFER, and what the consumer passes (tokens, addresses) as the
-// runner builds it from a step (app/runner/objects.cpp, runner_verbs.cpp).
+// The reference model's posting path: the inline checks of R4.inline.* (a verb that fails inline
+// completes nothing, R4.inline.no_completion), DEFER, and what the consumer passes (tokens,
+// addresses) as the runner builds it from a step (app/runner/objects.cpp, app/runner/verbs.cpp).
 #include <algorithm>
 
 #include "app/reference/model.h"
@@ -13,7 +13,7 @@ namespace rnic::app {
 using namespace refm;
 using namespace ndk;
 
-// SPEC.md 4 inline checks every send-queue verb makes, in this order.
+// The inline checks every send-queue verb makes (R4.inline.*), in this order.
 uint32_t ReferenceModel::begin_post(const std::string& name) const {
   const Qp& qp = state_.qps.at(name);
   if (!qp.exists) return STATUS_INVALID_PARAMETER;
@@ -54,7 +54,7 @@ void ReferenceModel::resolve_remote(const Step& s, uint64_t* address, uint32_t* 
   *token = token_of(m);
 }
 
-// The request a post would queue, after the inline checks of SPEC.md 4 (in the host API's
+// The request a post would queue, after the inline checks of R4.inline.* (in the host API's
 // order); no side effects, so race() can look at a post before it happens.
 uint32_t ReferenceModel::build_request(const Step& s, Request* out) const {
   const Qp& qp = state_.qps.at(s.qp);
@@ -70,7 +70,7 @@ uint32_t ReferenceModel::build_request(const Step& s, Request* out) const {
       if (s.invalidate_token) r.invalidate_token = resolve32(*s.invalidate_token);
     } else if (s.remote.descriptor) {
       // User-mode Read/Write through a window descriptor {Base 0, Length, Token}: a transfer
-      // known to exceed the window is refused inline (SPEC.md 3 STATUS_REMOTE_RESOURCES).
+      // known to exceed the window is refused inline (R3.remote_resources).
       auto d = descriptors_.find(s.remote.target);
       if (d == descriptors_.end())
         throw RefUnsupported("MW " + s.remote.target + " has no descriptor");
@@ -86,10 +86,11 @@ uint32_t ReferenceModel::build_request(const Step& s, Request* out) const {
     }
     const uint32_t status = begin_post(s.qp);
     if (status != STATUS_SUCCESS) return status;
-    // SGE count and total length within the adapter's limits (SPEC.md 4).
+    // SGE count and total length within the adapter's limits (R4.inline.sge_count,
+    // R4.inline.total_length).
     if (r.sgl.size() > max_sge_ || total > max_transfer_) return STATUS_INVALID_PARAMETER;
     if ((s.flags & NDK_OP_FLAG_INLINE) && s.op != Op::Read) {
-      // INLINE (SPEC.md 2): the payload is copied from the process's memory now, at most
+      // INLINE (R2.inline): the payload is copied from the process's memory now, at most
       // MaxInlineDataSize bytes; SGE tokens are ignored.
       if (total > kMaxInlineBytes) return STATUS_INVALID_PARAMETER;
       for (const Sge& sge : r.sgl) {
@@ -119,8 +120,8 @@ uint32_t ReferenceModel::build_request(const Step& s, Request* out) const {
     const uint32_t status = begin_post(s.qp);
     if (status != STATUS_SUCCESS) return status;
     if (!mr.exists || !mw.exists) return STATUS_INVALID_PARAMETER;
-    // SPEC.md 4/5: remote write through a window needs local write on the MR, checked inline
-    // against the MR's rights (a normal MR: the flags of its registration).
+    // R4.inline.bind_remote_write: remote write through a window needs local write on the MR,
+    // checked inline against the MR's rights (a normal MR: the flags of its registration).
     const bool local_write = mr.kind == MptKind::Mr ? (mr.registered_flags & kLocalWrite) != 0
                                                     : (mr.rights & kLocalWrite) != 0;
     if ((s.flags & kRemoteWriteBit) && !local_write) return STATUS_ACCESS_VIOLATION;
@@ -160,7 +161,8 @@ uint32_t ReferenceModel::build_request(const Step& s, Request* out) const {
     const uint32_t status = begin_post(s.qp);
     if (status != STATUS_SUCCESS) return status;
     if (!mr.exists || count == 0 || count > max_fr_pages_) return STATUS_INVALID_PARAMETER;
-    // SPEC.md 4: remote rights on an MR initialised without remote access fail inline.
+    // R4.inline.fr_remote_access: remote rights on an MR initialised without remote access fail
+    // inline.
     if ((s.flags & (NDK_OP_FLAG_ALLOW_REMOTE_READ | kRemoteWriteBit)) && mr.fr_initialized &&
         !mr.fr_remote_access)
       return STATUS_ACCESS_VIOLATION;
@@ -183,8 +185,8 @@ uint32_t ReferenceModel::post(const Step& s) {
   Qp& qp = state_.qps.at(s.qp);
   state_.batch.qp = s.qp;
   if (status != STATUS_SUCCESS) {
-    // SPEC.md 4 DEFER: a post that fails inline first submits the earlier deferred requests;
-    // it completes nothing itself.
+    // R2.defer.inline_failure: a post that fails inline first submits the earlier deferred
+    // requests; it completes nothing itself.
     if (qp.exists) ring(s.qp);
     return status;
   }
@@ -192,20 +194,20 @@ uint32_t ReferenceModel::post(const Step& s) {
     state_.mpts.at(s.op == Op::Bind ? s.mw : s.mr).consumer_tag = r.new_tag;
   r.index = qp.sq_posted++;
   if (s.op == Op::Read) state_.batch.reads.push_back(footprint(s.qp, r));
-  // DEFER holds the request until a later post rings the doorbell; a Bind always rings it
-  // (it returns once executed, SPEC.md 5 Bind).
-  if ((s.flags & NDK_OP_FLAG_DEFER) && s.op != Op::Bind) {
+  if (s.op == Op::Bind && s.zero_based) {
+    // The user-mode Bind returns a descriptor {Base 0, Length, Token} for the peer when it is
+    // posted: the token of the tag it asks for, which stays stale if the device refuses it
+    // (R5.bind.token_on_return, R1.token.refused).
+    descriptors_[s.mw] = Descriptor{r.length, make_token(state_.mpts.at(s.mw).index, r.new_tag)};
+  }
+  // DEFER holds the request until a later post rings the doorbell. A bind step that waits
+  // for its Bind (the default) rings it, as the runner does (R5.bind.executes_in_order).
+  if ((s.flags & NDK_OP_FLAG_DEFER) && !(s.op == Op::Bind && s.wait)) {
     qp.held.push_back(r);
     return STATUS_SUCCESS;
   }
   ring(s.qp);
   execute_request(s.qp, r);
-  if (s.op == Op::Bind && s.zero_based) {
-    // The user-mode Bind returns a descriptor {Base 0, Length, Token} for the peer once the
-    // bind has run: the window's token, the old one if the device refused it (SPEC.md 1).
-    const Mpt& mw = state_.mpts.at(s.mw);
-    descriptors_[s.mw] = Descriptor{r.length, make_token(mw.index, mw.consumer_tag)};
-  }
   return STATUS_SUCCESS;
 }
 
@@ -225,7 +227,7 @@ uint32_t ReferenceModel::post_receive(const Step& s) {
     return STATUS_INSUFFICIENT_RESOURCES;
   Receive receive{qp.rq_posted++, resolve(s.context), sgl};
   if (qp.error) {
-    // SPEC.md 4: a QP in error flushes its receives, those posted later too.
+    // R4.error.flush_receives: a QP in error flushes its receives, those posted later too.
     complete(s.qp, Completion{STATUS_CANCELLED, NdkOperationTypeReceive, receive.context,
                               qp.context, 0, 0, s.qp, false, receive.index});
   } else {
@@ -239,7 +241,7 @@ uint32_t ReferenceModel::flush(const Step& s) {
   Qp& qp = state_.qps.at(s.qp);
   if (!qp.exists) return STATUS_INVALID_PARAMETER;
   // Deferred requests are submitted first; then every pending request completes CANCELLED
-  // (SPEC.md 5 Flush): with nothing in flight, that is the QP entering the error state.
+  // (R5.flush): with nothing in flight, that is the QP entering the error state.
   ring(s.qp);
   enter_error(s.qp);
   return STATUS_SUCCESS;

@@ -128,29 +128,88 @@ void exec_create_mw(RunContext& ctx, const Step& step, StepResult& result) {
   ctx.check_status(step, status, a, result);
 }
 
+namespace {
+
+// The step name of QP `qpn` on `node`, or its number.
+std::string qp_name(const RunContext& ctx, uint32_t node, uint32_t qpn) {
+  for (const auto& [name, o] : ctx.objects) {
+    if (o.kind == ObjectKind::Qp && o.node == node && o.handle == qpn) return name;
+  }
+  return "QP " + std::to_string(qpn);
+}
+
+// A bind that waits (R5.bind.executes_in_order; the `bind` step's "wait": true) ends once the
+// device has decided it: run it (the window's table entry shows its tag), or completed it
+// without effect, refused or flushed (its completion is in the CQ ring, for the file's poll).
+// The CPU spins on what the device writes when it decides (the table entry, the CQ ring), so
+// the wait has no time limit: every request ahead of the bind completes or fails in bounded
+// time. One outcome is a wait that could not end as the file meant: a Send ahead of the bind
+// with no receive at its peer, which a later step cannot post while this one waits, ends
+// IO_TIMEOUT and flushes the bind; the step fails naming that send.
+void wait_for_bind(RunContext& ctx, const Step& step, host::Adapter& a, uint32_t qp, uint32_t mw,
+                   bool error_known, StepResult& result) {
+  using Progress = host::Adapter::BindProgress;
+  if (a.BindState(mw) == Progress::Held) a.SubmitDeferred(qp);  // waiting submits DEFER's hold
+  const uint32_t node = ctx.object(step.qp).node;
+  HostMemory& memory = ctx.system.node(node).memory;
+  Progress state = a.BindState(mw);
+  if (state == Progress::Posted) {
+    for (const host::Adapter::MemoryRange& r : a.BindSignals(mw)) memory.watch(r.address, r.length);
+    while ((state = a.BindState(mw)) == Progress::Posted) sc_core::wait(memory.written_event());
+    memory.unwatch();
+    // The spinning CPU sees the line this long after it lands (host.poll_ns).
+    sc_core::wait(
+        sc_core::sc_time(double(ctx.scenario.config.host_memory.poll_ns), sc_core::SC_NS));
+  }
+  ndk::NDK_RESULT_EX first;
+  if (state != Progress::Completed || error_known || !a.QueuedError(qp, &first)) return;
+  uint32_t peer_node = 0, peer_qpn = 0;
+  if (first.Type != ndk::NdkOperationTypeSend || first.Status != ndk::STATUS_IO_TIMEOUT ||
+      !a.QpPeer(qp, &peer_node, &peer_qpn))
+    return;
+  const uint64_t sends = a.SendsPosted(qp);
+  const uint64_t receives = ctx.adapter(peer_node).ReceivesPosted(peer_qpn);
+  if (receives >= sends) return;  // the send found its peer in error, not without a receive
+  const std::string peer = qp_name(ctx, peer_node, peer_qpn);
+  fail_step(result, "the Bind run on the device", "flushed (STATUS_CANCELLED) before it ran",
+            "the Bind was flushed before it ran: the Send (context " +
+                std::to_string(first.RequestContext) + ") ahead of it on " + step.qp +
+                " ended STATUS_IO_TIMEOUT, as " + peer + " had no receive posted for it (" +
+                step.qp + " has posted " + std::to_string(sends) + " sends, " + peer + " " +
+                std::to_string(receives) +
+                " receives). A receive that a later step posts comes too late for a bind that "
+                "waits: post it before the bind, or give the bind \"wait\": false");
+}
+
+}  // namespace
+
 void exec_bind(RunContext& ctx, const Step& step, StepResult& result) {
   host::Adapter& a = ctx.adapter_of(step.qp);
+  const uint32_t qp = ctx.handle(step.qp);
   const uint32_t mr = ctx.handle(step.mr);
+  const uint32_t mw = ctx.handle(step.mw);
   // `offset` counts from the MR's base VA; `va` is absolute (for out-of-range negatives).
   const uint64_t va =
       step.va ? ctx.resolve(*step.va) : a.ObjectBaseVa(mr) + ctx.resolve(step.offset);
+  const bool error_known = a.QpErrorKnown(qp);
+  uint32_t status;
   if (step.zero_based) {
     // The user-mode Bind: the descriptor it returns is what the peer addresses the window by.
     ndk::ND_MW_DESCRIPTOR descriptor;
-    const uint32_t status = a.NdBind(ctx.handle(step.qp), ctx.resolve(step.context), mr,
-                                     ctx.handle(step.mw), va, ctx.resolve(step.length),
-                                     step.flags, &descriptor);
+    status = a.NdBind(qp, ctx.resolve(step.context), mr, mw, va, ctx.resolve(step.length),
+                      step.flags, &descriptor);
     if (status == ndk::STATUS_SUCCESS) {
-      RtObject& mw = ctx.objects.at(step.mw);
-      mw.has_descriptor = true;
-      mw.descriptor = descriptor;
+      RtObject& window = ctx.objects.at(step.mw);
+      window.has_descriptor = true;
+      window.descriptor = descriptor;
     }
-    ctx.check_status(step, status, a, result);
-    return;
+  } else {
+    status =
+        a.NdkBind(qp, ctx.resolve(step.context), mr, mw, va, ctx.resolve(step.length), step.flags);
   }
-  const uint32_t status = a.NdkBind(ctx.handle(step.qp), ctx.resolve(step.context), mr,
-                                    ctx.handle(step.mw), va, ctx.resolve(step.length), step.flags);
-  ctx.check_status(step, status, a, result);
+  if (!ctx.check_status(step, status, a, result)) return;
+  if (status == ndk::STATUS_SUCCESS && step.wait)
+    wait_for_bind(ctx, step, a, qp, mw, error_known, result);
 }
 
 // SGEs of a data verb: {mr, offset, length} names the MR's base VA and local token.

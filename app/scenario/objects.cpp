@@ -140,6 +140,7 @@ void parse_bind(const Reader& r, Step& s) {
   s.flags = r.op_flags("flags");
   s.context = r.value_or("context", 0);
   s.zero_based = r.boolean_or("zero_based", false);
+  s.wait = r.boolean_or("wait", true);
   parse_expect_status(r, s);
 }
 

@@ -132,6 +132,9 @@ const std::vector<OpInfo>& op_table() {
         {"zero_based", F::Boolean, false,
          "the user-mode Bind: a zero-based window; its descriptor is used by remote "
          "{descriptor, offset}"},
+        {"wait", F::Boolean, false,
+         "true (the default): the step ends once the device has run the Bind (or completed "
+         "it without effect), so later steps may use the window; false: it only posts"},
         {"expect", F::Status}},
        parse_bind},
       {"invalidate",

@@ -148,6 +148,7 @@ struct Step {
   bool scatter = false, fast_register = false, remote_access = false;
   bool zero_based = false;          // register_mr (refused), bind (user-mode descriptor)
   bool async = false;               // register_mr: the asynchronous form (STATUS_PENDING)
+  bool wait = true;                 // bind: the step waits until the device has run it
   std::vector<PageSpec> page_list;  // fast_register: explicit page array
   Fill fill = Fill::None;
   uint8_t fill_byte = 0;

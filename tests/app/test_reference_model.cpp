@@ -354,7 +354,8 @@ TEST_CASE("the reference model refuses what it cannot predict", "[app]") {
   CHECK_THROWS_AS(ReferenceModel(random, bad), RefUnsupported);
 }
 
-TEST_CASE("reference model: a refused rebind keeps the window's token and descriptor", "[app]") {
+TEST_CASE("reference model: a refused rebind keeps the window's token, its descriptor holds "
+          "the refused one", "[app]") {
   const Play p(R"(
     {"op": "create_cq", "node": "B", "name": "cqB2", "depth": 64},
     {"op": "create_cq", "node": "A", "name": "cqA2", "depth": 64},
@@ -366,7 +367,9 @@ TEST_CASE("reference model: a refused rebind keeps the window's token and descri
     {"op": "save", "name": "first", "value": "$mwB.token"},
     {"op": "bind", "qp": "qpB2", "mr": "mrB", "mw": "mwB", "offset": 0, "length": 4096, "flags": ["ALLOW_REMOTE_READ"], "zero_based": true, "context": 2},
     {"op": "poll", "cq": "cqB2", "count": 1},
-    {"op": "read", "qp": "qpA", "sgl": [{"mr": "mrA", "offset": 0, "length": 16}], "remote": {"descriptor": "mwB", "offset": 8}, "context": 3},
+    {"op": "read", "qp": "qpA", "sgl": [{"mr": "mrA", "offset": 0, "length": 16}], "remote": {"token": "$first", "address": 8}, "context": 3},
+    {"op": "poll", "cq": "cqA", "count": 1},
+    {"op": "read", "qp": "qpA", "sgl": [{"mr": "mrA", "offset": 0, "length": 16}], "remote": {"descriptor": "mwB", "offset": 8}, "context": 5},
     {"op": "poll", "cq": "cqA", "count": 1},
     {"op": "bind", "qp": "qpB2", "mr": "mrB", "mw": "mwB", "offset": 0, "length": 4096, "flags": ["ALLOW_REMOTE_READ"], "context": 4},
     {"op": "poll", "cq": "cqB2", "count": 1}

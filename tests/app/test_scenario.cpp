@@ -152,7 +152,7 @@ TEST_CASE("ops, fields, types and values are checked", "[app]") {
         at(0) + ".lenght: unknown field; did you mean \"length\"?");
   CHECK(step_error(R"({"op": "bind", "qp": "qpB", "mr": "mrB", "mw": "mwB", "zz": 4})") ==
         at(0) + ".zz: unknown field (allowed here: op, description, comment, qp, mr, mw, offset, " +
-            "length, flags, context, va, zero_based, expect)");
+            "length, flags, context, va, zero_based, wait, expect)");
   CHECK(
       step_error(R"({"op": "alloc", "node": "A", "name": "b", "size": "big"})") ==
       at(0) +

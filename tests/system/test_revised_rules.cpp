@@ -42,7 +42,7 @@ constexpr uint32_t kRw = NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_LOCAL
 }  // namespace
 
 TEST_CASE("a refused fast-register keeps the MR's token, a window binds on it",
-          "[system][revisions]") {
+          "[system][revised-rules]") {
   TwoNodes t;
   t.run([&] {
     t.setup();
@@ -79,7 +79,7 @@ TEST_CASE("a refused fast-register keeps the MR's token, a window binds on it",
   });
 }
 
-TEST_CASE("a refused rebind keeps the window's token", "[system][revisions]") {
+TEST_CASE("a refused rebind keeps the window's token", "[system][revised-rules]") {
   TwoNodes t;
   t.run([&] {
     t.setup();
@@ -102,7 +102,7 @@ TEST_CASE("a refused rebind keeps the window's token", "[system][revisions]") {
   });
 }
 
-TEST_CASE("fast-register with BaseVA 0 and FBO 0 is valid", "[system][revisions]") {
+TEST_CASE("fast-register with BaseVA 0 and FBO 0 is valid", "[system][revised-rules]") {
   TwoNodes t;
   t.run([&] {
     t.setup();
@@ -164,11 +164,11 @@ void cancelled_fast_register(bool fast) {
 }  // namespace
 
 TEST_CASE("a CANCELLED fast-register says whether it took effect (cycle mode)",
-          "[system][revisions]") {
+          "[system][revised-rules]") {
   cancelled_fast_register(false);
 }
 
 TEST_CASE("a CANCELLED fast-register says whether it took effect (fast mode)",
-          "[system][revisions]") {
+          "[system][revised-rules]") {
   cancelled_fast_register(true);
 }
