@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "host_api/adapter.h"
+#include "host_api/limits.h"
 #include "model/host/host_cpu.h"
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/abi/bar.h"
@@ -135,9 +136,9 @@ class IndexAllocator {
 struct Adapter::Impl {
   Impl(HostCpu& cpu_, const RnicConfig& config_, uint64_t memory_bytes_, uint64_t seed)
       : cpu(cpu_), config(config_), icm(IcmLayout::from(config_.qp)),
-        memory_bytes(memory_bytes_), rng(seed), qp_numbers(1, icm.qpc_entries),
-        cq_numbers(1, icm.cqc_entries),
-        mpt_indices(1, std::min<uint32_t>(icm.mpt_entries, 0x1000000)) {}
+        memory_bytes(memory_bytes_), rng(seed), qp_numbers(1, 1 + qp_capacity(config_.qp)),
+        cq_numbers(1, 1 + cq_capacity(config_.qp)),
+        mpt_indices(1, 1 + mpt_capacity(config_.qp)) {}
 
   HostCpu& cpu;
   RnicConfig config;

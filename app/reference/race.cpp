@@ -27,18 +27,10 @@ constexpr uint64_t kDefaultPollTimeoutNs = 1000 * 1000;  // docs/scenario-format
 // Every object name a step mentions, directly or through a $reference.
 std::vector<std::string> names_in(const Step& s) {
   std::vector<std::string> out = {s.mr, s.mw, s.target, s.remote.target, s.buffer};
-  auto add = [&out](const Value& v) {
+  for (const SgeSpec& sge : s.sgl) out.push_back(sge.mr);
+  visit_values(s, [&out](const Value& v) {
     if (v.is_ref) out.push_back(v.name);
-  };
-  for (const Value* v : {&s.offset, &s.length, &s.context, &s.value, &s.remote.offset,
-                         &s.remote.token, &s.remote.address})
-    add(*v);
-  for (const auto* v : {&s.va, &s.base_va, &s.page_count, &s.invalidate_token})
-    if (*v) add(**v);
-  for (const SgeSpec& sge : s.sgl) {
-    out.push_back(sge.mr);
-    for (const Value* v : {&sge.offset, &sge.length, &sge.token, &sge.address}) add(*v);
-  }
+  });
   return out;
 }
 

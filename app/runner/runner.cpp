@@ -293,8 +293,7 @@ uint64_t RunContext::resolve(const Value& v) {
 uint64_t RunContext::adjust(const Value& v, uint64_t base) {
   uint64_t x = 0;
   if (!v.adjusted(base, &x)) {
-    throw StepInvalid(v.path, quote(v.text) + ": " + hex(base) + (v.negative ? " - " : " + ") +
-                                  std::to_string(v.adjust) + " leaves the 64-bit range");
+    throw StepInvalid(v.path, wrap_message(v, base));
   }
   return x;
 }

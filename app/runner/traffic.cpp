@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app/runner/context.h"
+#include "app/scenario/preflight.h"
 #include "host_api/limits.h"
 
 namespace rnic::app {
@@ -135,9 +136,9 @@ host::PdHandle Traffic::pd(uint32_t node) {
 // pending: as few as hold them all within the adapter's CQ depth. QP i uses CQ i % count.
 std::vector<host::CqHandle> Traffic::make_cqs(Flow& flow, uint32_t node, uint64_t depth_needed) {
   const FlowSpec& f = *flow.spec;
-  const uint64_t per_cq = std::max<uint64_t>(1, host::kMaxCqDepth / f.outstanding);
-  const uint64_t count = depth_needed <= host::kMaxCqDepth ? 1 : (f.qps + per_cq - 1) / per_cq;
-  const uint64_t depth = count == 1 ? std::max<uint64_t>(depth_needed, 1) : per_cq * f.outstanding;
+  // The loader counted these against qp.max_cqs (check_run_limits): the same functions.
+  const uint64_t count = traffic_cq_count(f, depth_needed);
+  const uint64_t depth = traffic_cq_depth(f, depth_needed);
   std::vector<host::CqHandle> cqs;
   host::Adapter& a = ctx_.adapter(node);
   for (uint64_t i = 0; i < count; ++i) {

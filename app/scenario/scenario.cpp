@@ -10,6 +10,7 @@
 #include "app/scenario/json_scan.h"
 #include "app/scenario/params.h"
 #include "app/scenario/parse.h"
+#include "app/scenario/preflight.h"
 #include "app/scenario/suggest.h"
 #include "app/scenario/text.h"
 
@@ -138,6 +139,25 @@ void parse_steps(const Reader& top, Scenario& sc) {
 
 }  // namespace
 
+void visit_values(const Step& s, const std::function<void(const Value&)>& visit) {
+  for (const Value* v : {&s.offset, &s.length, &s.context, &s.value, &s.remote.offset,
+                         &s.remote.token, &s.remote.address, &s.equals_offset})
+    visit(*v);
+  for (const auto* v : {&s.va, &s.base_va, &s.page_count, &s.invalidate_token})
+    if (*v) visit(**v);
+  for (const SgeSpec& sge : s.sgl) {
+    for (const Value* v : {&sge.offset, &sge.length, &sge.token, &sge.address}) visit(*v);
+  }
+  for (const PageSpec& page : s.page_list) {
+    visit(page.index);
+    visit(page.offset);
+  }
+  for (const CompletionExpect& c : s.completions) {
+    for (const auto* v : {&c.context, &c.bytes, &c.qp_context, &c.type_specific})
+      if (*v) visit(**v);
+  }
+}
+
 ScenarioError::ScenarioError(JsonPath path, const std::string& message)
     : std::runtime_error(path.empty() ? message : path.str() + ": " + message),
       path_(std::move(path)),
@@ -210,6 +230,8 @@ Scenario load_scenario(const std::string& text, const std::vector<std::string>& 
     // The file's config was valid: an error now comes from --set, not from a line of the file.
     const std::string err = check_config(sc.config);
     if (!err.empty()) throw ScenarioError(JsonPath(), "--set: " + err);
+    // What the run would refuse before simulating, with the config it runs with.
+    check_run_limits(sc);
   } catch (ScenarioError& e) {
     const size_t offset = e.path().empty() ? std::string::npos : locate(text, e.path());
     if (offset != std::string::npos) line_and_column(text, offset, &e.line, &e.column);

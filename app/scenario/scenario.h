@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -187,6 +188,9 @@ struct Scenario {
   std::vector<std::string> nodes;
   std::vector<Step> steps;
 };
+
+// Calls `visit` with every number of `step` (literals and references alike).
+void visit_values(const Step& step, const std::function<void(const Value&)>& visit);
 
 // Parses and checks `text` (the file's contents), then applies `overrides` ("key=value", from
 // --set) and the cross-key config checks. Throws ScenarioError with line and column filled in

@@ -133,4 +133,9 @@ std::string parse_reference(const std::string& text,
   return "unknown object " + quote(name) + " in reference " + quote(text);
 }
 
+std::string wrap_message(const Value& v, uint64_t base) {
+  return quote(v.text) + ": " + hex(base) + (v.negative ? " - " : " + ") +
+         std::to_string(v.adjust) + " leaves the 64-bit range";
+}
+
 }  // namespace rnic::app

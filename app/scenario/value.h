@@ -53,6 +53,10 @@ struct Value {
 
 const char* field_name(Value::Field field);  // "token", ..., "" for a saved value
 
+// Why `v` cannot be resolved from `base`: its suffix leaves the 64-bit range (the message
+// `validate` gives for a base the file fixes, and `run` for one only the run knows).
+std::string wrap_message(const Value& v, uint64_t base);
+
 // Splits "$NAME.field+N" into `out`. `defined` says whether a name exists, so that a name
 // holding '-', '+' or '.' still wins over a suffix reading when it is defined. Returns an
 // empty string, or the error ("unknown object "x"", "bad reference ..."); for an unknown
