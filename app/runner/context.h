@@ -147,9 +147,28 @@ void exec_write_stream(RunContext&, const Step&, StepResult&);
 void exec_dma_bench(RunContext&, const Step&, StepResult&);
 void exec_traffic(RunContext&, const Step&, StepResult&);  // traffic.cpp
 void exec_pingpong(RunContext&, const Step&, StepResult&);  // pingpong.cpp
-// A workload step (stream, traffic, pingpong) that sees nothing complete or arrive for this
-// long of simulated time is stuck and fails (docs/limits.md, "Workload stall").
-inline sc_core::sc_time stall_limit() { return sc_core::sc_time(10, sc_core::SC_MS); }
+// A workload step (stream, traffic, pingpong) that sees no completion for a while looks at
+// whether it is stuck (docs/limits.md, "Workload stall"): it is when no unit counter of its
+// nodes moved either. The while is 10 ms of simulated time, plus four times what the bytes
+// the step keeps in flight take on the slowest leg of a transfer: the port, the PCIe link,
+// or the DMA reads one node's read tags keep in flight (each a host round trip with its
+// extra latency and line service). A transfer booked ahead moves no counter while it waits
+// for simulated time to catch up, so that time is the bound there.
+class StallWatch {
+ public:
+  StallWatch(RunContext& ctx, uint64_t bytes_in_flight);
+  const sc_core::sc_time& limit() const { return limit_; }
+  // True when some unit counter of the scenario's nodes moved since the last look.
+  bool moved();
+  // "10 ms of simulated time", for messages.
+  std::string limit_text() const;
+
+ private:
+  uint64_t activity();
+  RunContext& ctx_;
+  sc_core::sc_time limit_;
+  uint64_t seen_;
+};
 
 void exec_poll(RunContext&, const Step&, StepResult&);
 void exec_expect_memory(RunContext&, const Step&, StepResult&);

@@ -4,6 +4,7 @@
 // byte of its receive buffer until the iteration's tag lands there; for a send, on the CQ
 // until the receive completes. Either way the CPU sees the write host.poll_ns after it lands.
 // Latency is half of each round trip, as perftest reports it.
+#include <algorithm>
 #include <string>
 
 #include "app/runner/context.h"
@@ -13,6 +14,8 @@
 namespace rnic::app {
 
 namespace {
+
+constexpr uint64_t kChunkBytes = 1 << 20;  // buffers are written and compared in pieces
 
 // One side of the ping-pong: its QP, CQ and node, the buffer it sends from and the one the
 // peer's messages land in.
@@ -28,7 +31,7 @@ struct Side {
 class PingPong {
  public:
   PingPong(RunContext& ctx, const Step& step, StepResult& result)
-      : ctx_(ctx), step_(step), result_(result) {}
+      : ctx_(ctx), step_(step), result_(result), watch_(ctx, step.size) {}
   void run();
 
  private:
@@ -51,6 +54,7 @@ class PingPong {
   Side a_, b_;
   uint64_t posted_ = 0;  // request contexts
   uint8_t tag_ = 0;      // the last byte of the iteration's message
+  StallWatch watch_;     // a wait without news fails only when the devices are idle too
 };
 
 // Buffers and MRs the adapter refuses (memory, MPT entries) are the scenario's doing: exit 2.
@@ -80,10 +84,14 @@ bool PingPong::build(Side& side, const std::string& qp_name) {
   side.out_token = adapter.GetLocalTokenFromMr(out_mr);
   side.in_local_token = adapter.GetLocalTokenFromMr(in_mr);
   side.in_remote_token = adapter.GetRemoteTokenFromMr(in_mr);
-  // Every byte but the last is the same in every message; the last carries the tag.
-  std::vector<uint8_t> pattern(step_.size);
-  for (uint64_t i = 0; i < step_.size; ++i) pattern[i] = uint8_t(i * 7 + 1);
-  adapter.WriteBuffer(side.out, 0, pattern.data(), step_.size);
+  // Every byte but the last is the same in every message; the last carries the tag. Written
+  // a chunk at a time: a message may be half a gigabyte.
+  std::vector<uint8_t> pattern;
+  for (uint64_t at = 0; at < step_.size; at += kChunkBytes) {
+    pattern.resize(std::min(kChunkBytes, step_.size - at));
+    for (uint64_t i = 0; i < pattern.size(); ++i) pattern[i] = uint8_t((at + i) * 7 + 1);
+    adapter.WriteBuffer(side.out, at, pattern.data(), pattern.size());
+  }
   return true;
 }
 
@@ -110,8 +118,12 @@ bool PingPong::send(Side& from, const Side& to) {
       return fail("posting returned " + ndk::status_name(status) + ": " +
                   from.adapter->last_error());
     // The send queue is full of requests not known complete: wait for a completion.
-    const std::vector<ndk::NDK_RESULT_EX> got = from.adapter->WaitCq(from.cq, 1, stall_limit());
-    if (got.empty()) return fail("no completion for 10 ms of simulated time on a full queue");
+    const std::vector<ndk::NDK_RESULT_EX> got = from.adapter->WaitCq(from.cq, 1, watch_.limit());
+    if (got.empty()) {
+      if (watch_.moved()) continue;  // a long message still on its way
+      return fail("no completion and no device activity for " + watch_.limit_text() +
+                  " on a full queue");
+    }
     if (got[0].Status != ndk::STATUS_SUCCESS)
       return fail("a request completed with " + ndk::status_name(got[0].Status));
   }
@@ -138,8 +150,12 @@ bool PingPong::wait_for(Side& side, uint8_t tag) {
     bool receive = false;
     if (!drain(side, &receive)) return false;
     while (!receive) {
-      const std::vector<ndk::NDK_RESULT_EX> got = side.adapter->WaitCq(side.cq, 1, stall_limit());
-      if (got.empty()) return fail("no receive completion for 10 ms of simulated time");
+      const std::vector<ndk::NDK_RESULT_EX> got = side.adapter->WaitCq(side.cq, 1, watch_.limit());
+      if (got.empty()) {
+        if (watch_.moved()) continue;  // a long message still on its way
+        return fail("no receive completion and no device activity for " +
+                    watch_.limit_text());
+      }
       if (got[0].Status != ndk::STATUS_SUCCESS)
         return fail("a request completed with " + ndk::status_name(got[0].Status));
       receive = got[0].Type == ndk::NdkOperationTypeReceive;
@@ -153,11 +169,15 @@ bool PingPong::wait_for(Side& side, uint8_t tag) {
   HostMemory& memory = ctx_.system.node(side.node).memory;
   memory.watch(side.in.phys(step_.size - 1));
   uint8_t seen = 0;
-  const sc_core::sc_time deadline = sc_core::sc_time_stamp() + stall_limit();
+  sc_core::sc_time deadline = sc_core::sc_time_stamp() + watch_.limit();
   while (side.adapter->ReadBuffer(side.in, step_.size - 1, &seen, 1) && seen != tag) {
     if (sc_core::sc_time_stamp() >= deadline) {
-      memory.unwatch();
-      return fail("the peer's data did not land for 10 ms of simulated time");
+      if (!watch_.moved()) {
+        memory.unwatch();
+        return fail("the peer's data did not land, and the devices did nothing, for " +
+                    watch_.limit_text());
+      }
+      deadline = sc_core::sc_time_stamp() + watch_.limit();  // a long message on its way
     }
     sc_core::wait(deadline - sc_core::sc_time_stamp(), memory.written_event());
   }
@@ -188,15 +208,20 @@ void PingPong::run() {
     half_round_trip.add((sc_core::sc_time_stamp() - sent).value() / 2);
     if (!mid && i + 1 >= step_.count / 2) mid = ctx_.counter_window().take();
   }
-  // Both landed buffers must hold what was sent.
-  std::vector<uint8_t> got(step_.size), want(step_.size);
+  // Both landed buffers must hold what was sent (compared a chunk at a time).
+  std::vector<uint8_t> got, want;
   for (const auto& [to, from] : {std::pair<Side*, Side*>{&a_, &b_}, {&b_, &a_}}) {
-    to->adapter->ReadBuffer(to->in, 0, got.data(), step_.size);
-    from->adapter->ReadBuffer(from->out, 0, want.data(), step_.size);
-    if (got != want) {
-      fail_step(result_, "the sent bytes", "other bytes",
-                "pingpong: the bytes that landed differ from those sent");
-      return;
+    for (uint64_t at = 0; at < step_.size; at += kChunkBytes) {
+      const uint64_t n = std::min(kChunkBytes, step_.size - at);
+      got.resize(n);
+      want.resize(n);
+      to->adapter->ReadBuffer(to->in, at, got.data(), n);
+      from->adapter->ReadBuffer(from->out, at, want.data(), n);
+      if (got != want) {
+        fail_step(result_, "the sent bytes", "other bytes",
+                  "pingpong: the bytes that landed differ from those sent");
+        return;
+      }
     }
   }
   const double sim_ns = double((sc_core::sc_time_stamp() - start).value()) / 1000.0;

@@ -61,7 +61,6 @@ struct Flow {
   std::vector<Slot> slots;
   uint64_t in_flight = 0, posted = 0, completed = 0;
   uint64_t measured = 0;  // completed in the measured window
-  std::vector<uint8_t> pattern;  // what every source slot holds (write, send)
 };
 
 // One CQ to poll: whose flow, and whether it gets the source's or the receives' completions.
@@ -70,6 +69,15 @@ struct Cq {
   host::CqHandle cq = 0;
   bool receives = false;
 };
+
+// Every source slot of a write or send flow holds the same bytes, so any operation of the
+// flow leaves exactly these where it lands, whichever lands last: a check needs no ordering.
+// Computed a chunk at a time, never held whole: a flow's size may be a gigabyte.
+constexpr uint64_t kChunkBytes = 1 << 20;
+void fill_pattern(uint32_t flow, uint64_t offset, uint64_t n, std::vector<uint8_t>& out) {
+  out.resize(n);
+  for (uint64_t i = 0; i < n; ++i) out[i] = uint8_t((offset + i) * 7 + flow * 13 + 1);
+}
 
 class Traffic {
  public:
@@ -116,6 +124,7 @@ class Traffic {
   sc_core::sc_time step_start_;
   LatencyHistogram latency_;
   uint64_t bytes_ = 0;
+  std::vector<uint8_t> got_, want_;  // a chunk of landed and expected bytes
 };
 
 host::PdHandle Traffic::pd(uint32_t node) {
@@ -185,13 +194,14 @@ bool Traffic::build(Flow& flow) {
                      nullptr) != ndk::STATUS_SUCCESS)
     refuse(flow.index, "window", "cannot register the flow's buffer: " + src.last_error());
   flow.local_token = src.GetLocalTokenFromMr(mr);
-  // Every source slot holds the same bytes, so any write or send of the flow leaves exactly
-  // these where it lands, whichever lands last: a check needs no ordering.
-  flow.pattern.resize(f.size);
-  for (uint64_t i = 0; i < f.size; ++i) flow.pattern[i] = uint8_t(i * 7 + flow.index * 13 + 1);
   if (!read) {
-    for (uint64_t s = 0; s < f.window; ++s)
-      src.WriteBuffer(flow.local, s * f.size, flow.pattern.data(), f.size);
+    for (uint64_t s = 0; s < f.window; ++s) {
+      for (uint64_t at = 0; at < f.size; at += kChunkBytes) {
+        const uint64_t n = std::min(kChunkBytes, f.size - at);
+        fill_pattern(flow.index, at, n, want_);
+        src.WriteBuffer(flow.local, s * f.size + at, want_.data(), n);
+      }
+    }
   }
   const uint32_t region_flags =
       read ? ndk::NDK_MR_FLAG_ALLOW_REMOTE_READ
@@ -325,23 +335,27 @@ bool Traffic::post(Flow& flow) {
   return true;
 }
 
-// The bytes an operation moved, where it put them, against their source.
+// The bytes an operation moved, where it put them, against their source, a chunk at a time.
 bool Traffic::check_bytes(Flow& flow, const Slot& slot, uint64_t local_offset) {
   const FlowSpec& f = *flow.spec;
-  std::vector<uint8_t> got(f.size), want(f.size);
   const Region& region = flow.regions[slot.region];
+  const uint64_t remote = slot.remote - region.buffer.va;
   bool ok = true;
-  if (f.verb == Verb::Read) {  // the source's bytes, in the local slot
-    ok = flow.src->ReadBuffer(flow.local, local_offset, got.data(), f.size) &&
-         flow.dst->ReadBuffer(region.buffer, slot.remote - region.buffer.va, want.data(), f.size);
-  } else if (f.verb == Verb::Write) {  // the pattern, at the remote address
-    ok = flow.dst->ReadBuffer(region.buffer, slot.remote - region.buffer.va, got.data(), f.size);
-    want = flow.pattern;
-  } else {  // a receive's slot: `local_offset` is its offset in the region
-    ok = flow.dst->ReadBuffer(region.buffer, local_offset, got.data(), f.size);
-    want = flow.pattern;
+  for (uint64_t at = 0; ok && at < f.size; at += kChunkBytes) {
+    const uint64_t n = std::min(kChunkBytes, f.size - at);
+    got_.resize(n);
+    if (f.verb == Verb::Read) {  // the source's bytes, in the local slot
+      want_.resize(n);
+      ok = flow.src->ReadBuffer(flow.local, local_offset + at, got_.data(), n) &&
+           flow.dst->ReadBuffer(region.buffer, remote + at, want_.data(), n);
+    } else {  // the pattern, at the remote address or in a receive's slot (`local_offset`)
+      fill_pattern(flow.index, at, n, want_);
+      ok = flow.dst->ReadBuffer(region.buffer, (f.verb == Verb::Write ? remote : local_offset) + at,
+                                got_.data(), n);
+    }
+    ok = ok && got_ == want_;
   }
-  if (ok && got == want) return true;
+  if (ok) return true;
   fail_step(result_, "the source's bytes", "other bytes",
             "flow " + std::to_string(flow.index) + ": an operation's bytes differ from its "
             "source (remote address " + std::to_string(slot.remote) + ")");
@@ -441,8 +455,14 @@ void Traffic::run() {
   sc_core::sc_event patience;  // re-armed while completions keep coming
   wake |= patience;
   for (uint32_t n : involved) wake |= ctx_.system.node(n).cpu.interrupt_event();
-  sc_core::sc_time deadline = sc_core::sc_time_stamp() + stall_limit();
-  patience.notify(stall_limit());
+  uint64_t in_flight_bytes = 0;
+  for (const Flow& flow : flows_) {
+    const FlowSpec& f = *flow.spec;
+    in_flight_bytes += std::min(f.window, f.qps * f.outstanding) * f.size;
+  }
+  StallWatch watch(ctx_, in_flight_bytes);
+  sc_core::sc_time deadline = sc_core::sc_time_stamp() + watch.limit();
+  patience.notify(watch.limit());
   uint64_t completed_at_deadline = completed_;
 
   while (completed_ < target_) {
@@ -466,17 +486,17 @@ void Traffic::run() {
     // what is posted next.
     wait_until_instant_settled();
     if (sc_core::sc_time_stamp() >= deadline) {
-      if (completed_ == completed_at_deadline) {
+      if (completed_ == completed_at_deadline && !watch.moved()) {
         patience.cancel();
         fail_step(result_, "a completion", "none",
-                  "no completion for 10 ms of simulated time after " +
-                      std::to_string(completed_) + " of " + std::to_string(target_) +
+                  "no completion and no device activity for " + watch.limit_text() +
+                      " after " + std::to_string(completed_) + " of " + std::to_string(target_) +
                       " operations");
         return;
       }
       completed_at_deadline = completed_;
-      deadline = sc_core::sc_time_stamp() + stall_limit();
-      patience.notify(stall_limit());
+      deadline = sc_core::sc_time_stamp() + watch.limit();
+      patience.notify(watch.limit());
     }
   }
   patience.cancel();

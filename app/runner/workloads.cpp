@@ -10,9 +10,44 @@
 
 #include "app/runner/context.h"
 #include "app/runner/window_stats.h"
+#include "model/host/pcie_link.h"
 #include "tlm/histogram.h"
 
 namespace rnic::app {
+
+StallWatch::StallWatch(RunContext& ctx, uint64_t bytes_in_flight) : ctx_(ctx), seen_(0) {
+  const SystemConfig& c = ctx.scenario.config;
+  const RnicConfig& r = c.rnic;
+  const double port = double(r.port.gbps) / 8.0;  // bytes per ns
+  const double pcie = pcie_bytes_per_ns(r.pcie.gen, r.pcie.lanes);
+  const double read_ns = double(r.pcie.read_latency_ns) + double(c.host_memory.extra_latency_ns) +
+                         double(r.pcie.mrrs_bytes) / 64.0 * double(c.host_memory.line_service_ns);
+  const double tags = double(r.pcie.max_read_tags) * double(r.pcie.mrrs_bytes) / read_ns;
+  const double slowest = std::max(1e-9, std::min({port, pcie, tags}));
+  const double ns = 10e6 + 4.0 * double(bytes_in_flight) / slowest;
+  limit_ = sc_core::sc_time(std::min(ns, double(kMaxSimNs)), sc_core::SC_NS);
+  seen_ = activity();
+}
+
+bool StallWatch::moved() {
+  const uint64_t now = activity();
+  const bool changed = now != seen_;
+  seen_ = now;
+  return changed;
+}
+
+std::string StallWatch::limit_text() const {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6g ms of simulated time",
+                limit_.to_seconds() * 1e3);
+  return text;
+}
+
+uint64_t StallWatch::activity() {
+  uint64_t sum = 0;
+  for (uint64_t v : ctx_.counter_window().take()) sum += v;  // counters only grow
+  return sum;
+}
 
 namespace {
 
@@ -90,7 +125,8 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
   std::vector<sc_core::sc_time> posted_at(outstanding);
   LatencyHistogram latency;
   uint64_t posted = 0, completed = 0;
-  const sc_core::sc_time patience = stall_limit();
+  StallWatch watch(ctx, std::min(outstanding, step.count) * size);
+  const sc_core::sc_time patience = watch.limit();
 
   // A signaled completion of request i means every earlier request of the QP has completed
   // too (in-order completion); its latency is from posting to the host seeing it.
@@ -129,12 +165,14 @@ void run_stream(RunContext& ctx, const Step& step, StepResult& result, bool writ
       ++posted;
     }
     size_t got = a.GetCqResults(cq, batch, 64);
-    if (got == 0) {
+    while (got == 0) {
       const std::vector<ndk::NDK_RESULT_EX> waited = a.WaitCq(cq, 1, patience);
       if (waited.empty()) {
+        if (watch.moved()) continue;  // a long transfer: the devices are still at it
         fail_step(result, "a completion", "none",
-                  "no completion for 10 ms of simulated time after " + std::to_string(completed) +
-                      " of " + std::to_string(step.count) + " requests");
+                  "no completion and no device activity for " + watch.limit_text() +
+                      " after " + std::to_string(completed) + " of " +
+                      std::to_string(step.count) + " requests");
         return;
       }
       batch[0] = waited[0];

@@ -385,11 +385,24 @@ class Estimator {
       case Op::Traffic:
         traffic(s);
         break;
-      case Op::PingPong:
-        // One message each way at a time; the op's buffers count as allocations.
+      case Op::PingPong: {
+        // Each side's buffers (the one it sends from, the one the peer's messages land in),
+        // both written whole. One message each way at a time, but the answer may leave
+        // before the message it answers is released (a send's copy, kept for its retries,
+        // too): two at once.
+        for (const std::string& name : {s.qp, s.peer}) {
+          if (const Object* qp = find(name)) {
+            Node& side = node(qp->node);
+            side.allocs = add(side.allocs, mul(2, round_up(s.size, kPageBytes)));
+            side.sent = std::max(side.sent, s.size);
+          }
+        }
         note_largest(s, s.size);
+        during_step(s, mul(s.size, s.verb == Verb::Send ? 4 : 2),
+                    s.verb == Verb::Send ? mul(2, s.size) : 0);
         workload(s, 2);
         break;
+      }
       case Op::DmaBench: {
         here.window = std::max(here.window, round_up(s.window, kPageBytes));
         // The engine's landing buffer (`size`), and the bookings of the requests in flight
@@ -450,18 +463,14 @@ class Estimator {
       here.sent = std::max(here.sent, size);
     }
     // The step ends when every request has completed: in flight during the step only.
-    const uint64_t during = add(in_flight_, mul(at_once, size));
-    if (during > in_flight_peak_) {
-      in_flight_peak_ = during;
-      peak_step_ = step_ref(s);
-    }
+    during_step(s, mul(at_once, size));
     workload(s, at_once);
   }
 
   // A traffic step: per flow, the source's slots and the destination's regions, the rings and
   // records of each QP pair, a CQ of the flow's window on each side.
   void traffic(const Step& s) {
-    uint64_t at_once = 0;
+    uint64_t at_once = 0, wire = 0, kept = 0;
     for (const FlowSpec& f : s.flows) {
       Node& src = node(f.src);
       Node& dst = node(f.dst);
@@ -485,9 +494,29 @@ class Estimator {
       dst.pages = add(dst.pages, mul(f.regions, f.region_bytes / kPageBytes + 1));
       dst.mtt.write(mul(mul(f.regions, f.region_bytes / kPageBytes + 1), kMttEntryBytes));
       note_largest(s, f.size);
+      // Its operations in flight carry their payloads (a send's kept for its retries too);
+      // in fast mode each node keeps the largest message it built.
+      const uint64_t in_flight = mul(std::min(f.window, mul(f.qps, f.outstanding)), f.size);
+      wire = add(wire, mul(in_flight, f.verb == Verb::Send ? 2 : 1));
+      if (f.verb == Verb::Send) kept = add(kept, in_flight);
+      Node& builder = f.verb == Verb::Read ? dst : src;
+      (f.verb == Verb::Read ? builder.read_served : builder.sent) =
+          std::max(f.verb == Verb::Read ? builder.read_served : builder.sent, f.size);
       at_once = add(at_once, f.window);
     }
+    during_step(s, wire, kept);
     workload(s, at_once);
+  }
+
+  // Transfers a workload step keeps in flight while it runs (it ends with none): `bytes` in
+  // all, of which `kept` the senders keep for their retries.
+  void during_step(const Step& s, uint64_t bytes, uint64_t kept = 0) {
+    const uint64_t during = add(in_flight_, bytes);
+    if (during > in_flight_peak_) {
+      in_flight_peak_ = during;
+      peak_step_ = step_ref(s);
+    }
+    kept_peak_ = std::max(kept_peak_, add(kept_, kept));
   }
 
   // The read bookings of `bytes` read by DMA.

@@ -5,8 +5,8 @@
 Usage: check_memory.py RNICSIM WORK_DIR
 
 Writes a few files that each stress one part of the estimate (buffers filled and compared,
-reads and writes in flight, fast mode, large caches on 8 nodes, a long dma_bench, a long
-read stream, many steps with --out), asks `rnicsim validate` for each one's estimate, runs
+reads and writes in flight, fast mode, large caches on 8 nodes, traffic and pingpong with
+large messages, a long dma_bench, a long read stream, many steps with --out), asks `rnicsim validate` for each one's estimate, runs
 it, and checks that the peak resident memory stayed under the estimate (an upper bound: a
 file the budget accepts stays within it) and that the estimate is not far above it where the
 file really uses what it asks for. Then checks that `run` refuses a file whose estimate is
@@ -73,6 +73,16 @@ def files():
                                 "outstanding": 16, "sgl": {"mr": "mrA"},
                                 "remote": {"target": "mrB", "span": 16 * MiB}}]
     waits = [{"op": "wait", "ns": 1} for _ in range(100000)]
+
+    def traffic(verb):
+        return [{"op": "traffic", "ops": 1, "flows": [
+            {"src": "A", "dst": "B", "verb": verb, "qps": 1, "size": big // 2,
+             "region_bytes": big // 2}]}]
+
+    def pingpong(verb):
+        return pair(4096)[2:9] + [{"op": "pingpong", "qp": "qpA", "peer": "qpB", "verb": verb,
+                                   "size": 64 * MiB, "count": 2}]
+    fast = {"set": {"sim.fast": 1}}
     return [
         ("read-check", {"steps": read_check}, [], True),
         ("reads-in-flight", {"steps": in_flight}, [], True),
@@ -83,6 +93,11 @@ def files():
         ("writes-in-flight", {"steps": writes}, [], True),
         ("caches", {"nodes": nodes, "config": {"set": caches},
                     "steps": [{"op": "create_pd", "node": "N0", "name": "pd"}]}, [], True),
+        # Workloads that build their own buffers and keep their transfers in flight.
+        ("traffic-read", {"steps": traffic("read")}, [], True),
+        ("traffic-send-fast", {"steps": traffic("send"), "config": fast}, [], True),
+        ("pingpong-write", {"steps": pingpong("write")}, [], True),
+        ("pingpong-send-fast", {"steps": pingpong("send"), "config": fast}, [], True),
         ("dma-bench", {"steps": [{"op": "dma_bench", "node": "A", "size": 64, "count": 2000000,
                                   "outstanding": 16}]}, [], False),
         ("read-stream", {"steps": stream}, [], False),
