@@ -176,18 +176,18 @@ NDK_ADAPTER_INFO Adapter::QueryAdapterInfo() const {
 NTSTATUS Adapter::AllocBuffer(uint64_t size, uint32_t page_size, bool scatter, BufferFill fill,
                               uint8_t fill_byte, Buffer* out) {
   if (!out || size == 0 || (page_size != 4096 && page_size != 2097152)) {
-    last_error_ = "buffer size must be positive and page_size 4096 or 2097152";
+    set_error("buffer size must be positive and page_size 4096 or 2097152");
     return STATUS_INVALID_PARAMETER;
   }
   Impl& s = *impl_;
   const uint64_t pages = (size + page_size - 1) / page_size;
   if (pages > s.memory_bytes / page_size) {
-    last_error_ = "buffer larger than host memory";
+    set_error("buffer larger than host memory");
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   const uint64_t base = s.alloc_phys(pages * page_size, page_size);
   if (!base) {
-    last_error_ = "host memory exhausted";
+    set_error("host memory exhausted");
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   Buffer b;
@@ -219,11 +219,11 @@ NTSTATUS Adapter::FreeBuffer(const Buffer& buffer) {
   Impl& s = *impl_;
   auto it = s.buffers.find(buffer.va);
   if (it == s.buffers.end()) {
-    last_error_ = "unknown buffer";
+    set_error("unknown buffer");
     return STATUS_INVALID_PARAMETER;
   }
   if (it->second.registrations > 0) {
-    last_error_ = "an MR is registered on the buffer";
+    set_error("an MR is registered on the buffer");
     return STATUS_DEVICE_BUSY;
   }
   s.free_phys(it->second.phys, it->second.phys_bytes);
@@ -263,7 +263,7 @@ bool Adapter::ReadBuffer(const Buffer& buffer, uint64_t offset, void* data, uint
 NTSTATUS Adapter::CreatePd(PdHandle* out) {
   if (!out) return STATUS_INVALID_PARAMETER;
   if (impl_->pds.size() >= kMaxPds) {
-    last_error_ = "PD limit (" + std::to_string(kMaxPds) + ") reached";
+    set_error("PD limit (" + std::to_string(kMaxPds) + ") reached");
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   // PD numbers only name a domain (no table entry): skip 0 and numbers still in use.
@@ -277,18 +277,18 @@ NTSTATUS Adapter::CreatePd(PdHandle* out) {
 NTSTATUS Adapter::CreateCq(uint32_t depth, CqHandle* out) {
   Impl& s = *impl_;
   if (!out || depth == 0 || depth > kMaxCqDepth) {
-    last_error_ = "CQ depth must be 1.." + std::to_string(kMaxCqDepth);
+    set_error("CQ depth must be 1.." + std::to_string(kMaxCqDepth));
     return STATUS_INVALID_PARAMETER;
   }
   const uint64_t ring = s.alloc_phys(uint64_t(depth) * kCqeBytes, 4096);
   if (!ring) {
-    last_error_ = "host memory exhausted";
+    set_error("host memory exhausted");
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   const CqHandle cqn = s.cq_numbers.take();
   if (!cqn) {
     s.free_phys(ring, uint64_t(depth) * kCqeBytes);
-    last_error_ = "CQ table full";
+    set_error("CQ table full");
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   CqInfo& info = s.cqs[cqn];  // fresh: consumer 0, not armed

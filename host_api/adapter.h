@@ -20,6 +20,7 @@
 #include "host_api/ndk.h"
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/abi/rules.h"
 #include "model/rnic/abi/wqe.h"
 #include "tlm/histogram.h"
 
@@ -231,9 +232,10 @@ class Adapter {
   // --- completions ---
   // Non-blocking: copies up to `max` new completions out of the CQ ring.
   // `took_effect` (optional, `max` entries): per result, whether a Bind, FastRegister or
-  // Invalidate changed its object (R4.cancelled.undefined; not a field of NDK_RESULT_EX).
+  // Invalidate changed its object (R4.cancelled.undefined); `rules` (optional, `max` entries):
+  // the rule that decided each request (Cqe::rule). Neither is a field of NDK_RESULT_EX.
   size_t GetCqResults(CqHandle cq, ndk::NDK_RESULT_EX* results, size_t max,
-                      bool* took_effect = nullptr);
+                      bool* took_effect = nullptr, RuleId* rules = nullptr);
   // Asks the device for one interrupt at the CQ's next completion, or at once if the ring
   // already holds entries this driver has not taken (NDK INDCompletionQueue::Notify, one-shot).
   // A driver that only polls never arms, and its CQs send no interrupt messages.
@@ -243,7 +245,8 @@ class Adapter {
   // returns everything that arrived meanwhile. It arms the CQ (NotifyCq) before it sleeps.
   std::vector<ndk::NDK_RESULT_EX> WaitCq(CqHandle cq, size_t count,
                                          const sc_core::sc_time& timeout,
-                                         std::vector<bool>* took_effect = nullptr);
+                                         std::vector<bool>* took_effect = nullptr,
+                                         std::vector<RuleId>* rules = nullptr);
 
   // True once the device found this CQ's ring full and had to drop a completion.
   bool CqOverflowed(CqHandle cq);
@@ -251,8 +254,11 @@ class Adapter {
   // Posts, doorbells and completions seen go to `sink` (host_trace.h; null: off).
   void attach_trace(HostTraceSink* sink);
 
-  // Why the last call that returned a failure status failed (for error messages).
+  // Why the last call that returned a failure status failed (for error messages), and the rule
+  // of docs/behaviour.md it failed (the inline checks of posting, R4.inline.*, and the like;
+  // None where no rule names it).
   const std::string& last_error() const { return last_error_; }
+  RuleId last_rule() const { return last_rule_; }
 
   struct Impl;  // the driver's private state (adapter_impl.h)
 
@@ -262,7 +268,7 @@ class Adapter {
   NTSTATUS start_async(MrHandle mr, std::function<void()> commit, AsyncRequest* async);
   uint32_t create_mpt_entry(PdHandle pd, MptKind kind, NTSTATUS* status);
   QpInfo* begin_post(QpHandle qp, NTSTATUS* status);
-  NTSTATUS fail_post(QpHandle qp, NTSTATUS status, const std::string& why);
+  NTSTATUS fail_post(QpHandle qp, NTSTATUS status, RuleId rule, const std::string& why);
   NTSTATUS post(QpHandle qpn, QpInfo& qp, const Wqe& wqe);
   NTSTATUS post_bind(QpHandle qp, uint64_t request_context, MrHandle mr, MwHandle mw,
                      uint64_t virtual_address, uint64_t length, uint32_t flags, bool zero_based);
@@ -280,7 +286,12 @@ class Adapter {
 
   std::unique_ptr<Impl> impl_;
   uint32_t node_id_;
+  void set_error(const std::string& why, RuleId rule = RuleId::None) {
+    last_error_ = why;
+    last_rule_ = rule;
+  }
   std::string last_error_;
+  RuleId last_rule_ = RuleId::None;
 };
 
 }  // namespace rnic::host

@@ -63,7 +63,7 @@ NTSTATUS Adapter::CloseQp(QpHandle qpn) {
   Impl& s = *impl_;
   auto it = s.qps.find(qpn);
   if (it == s.qps.end()) {
-    last_error_ = "unknown QP";
+    set_error("unknown QP");
     return STATUS_INVALID_PARAMETER;
   }
   // Every request not completed yet completes CANCELLED (deferred ones are rung first), then
@@ -74,7 +74,7 @@ NTSTATUS Adapter::CloseQp(QpHandle qpn) {
   s.cpu.mem_write(s.icm.qpc_addr(qpn) + QpcEntry::kClosedOffset, &zero, 1);
   s.context_changed(ContextKind::QpClose, qpn);
   if (!wait_qp_closed(qpn)) {
-    last_error_ = "the device did not finish the QP's requests in time";
+    set_error("the device did not finish the QP's requests in time");
     return STATUS_IO_TIMEOUT;
   }
   QpInfo& qp = it->second;
@@ -129,12 +129,12 @@ NTSTATUS Adapter::CloseCq(CqHandle cqn) {
   Impl& s = *impl_;
   auto it = s.cqs.find(cqn);
   if (it == s.cqs.end()) {
-    last_error_ = "unknown CQ";
+    set_error("unknown CQ");
     return STATUS_INVALID_PARAMETER;
   }
   for (const auto& [qpn, qp] : s.qps) {
     if (qp.cq == cqn) {
-      last_error_ = "QP " + std::to_string(qpn) + " still completes on the CQ";
+      set_error("QP " + std::to_string(qpn) + " still completes on the CQ");
       return STATUS_DEVICE_BUSY;
     }
   }
@@ -154,16 +154,16 @@ NTSTATUS Adapter::CloseMr(MrHandle mr) {
   Impl& s = *impl_;
   auto it = s.mrs.find(mr);
   if (it == s.mrs.end()) {
-    last_error_ = "unknown MR";
+    set_error("unknown MR");
     return STATUS_INVALID_PARAMETER;
   }
   if (it->second.pending) {
-    last_error_ = "the MR's asynchronous registration has not completed";
+    set_error("the MR's asynchronous registration has not completed");
     return STATUS_DEVICE_BUSY;
   }
   const MptEntry e = s.read_mpt(mr);
   if (e.state == MptState::Valid && e.bound_windows > 0) {
-    last_error_ = "MR has bound windows";
+    set_error("MR has bound windows");
     return STATUS_DEVICE_BUSY;
   }
   if (it->second.registered) {
@@ -184,7 +184,7 @@ NTSTATUS Adapter::CloseMw(MwHandle mw) {
   Impl& s = *impl_;
   auto it = s.mws.find(mw);
   if (it == s.mws.end()) {
-    last_error_ = "unknown MW";
+    set_error("unknown MW");
     return STATUS_INVALID_PARAMETER;
   }
   s.release_window(mw);  // a bound window is invalidated first
@@ -197,7 +197,7 @@ NTSTATUS Adapter::ClosePd(PdHandle pd) {
   Impl& s = *impl_;
   auto it = s.pds.find(pd);
   if (it == s.pds.end()) {
-    last_error_ = "unknown PD";
+    set_error("unknown PD");
     return STATUS_INVALID_PARAMETER;
   }
   const bool used =
@@ -205,7 +205,7 @@ NTSTATUS Adapter::ClosePd(PdHandle pd) {
       std::any_of(s.mrs.begin(), s.mrs.end(), [pd](auto& m) { return m.second.pd == pd; }) ||
       std::any_of(s.mws.begin(), s.mws.end(), [pd](auto& w) { return w.second.pd == pd; });
   if (used) {
-    last_error_ = "QPs, MRs or MWs of the PD are open";
+    set_error("QPs, MRs or MWs of the PD are open");
     return STATUS_DEVICE_BUSY;
   }
   s.pds.erase(it);

@@ -32,21 +32,21 @@ NTSTATUS Adapter::CreateQp(PdHandle pd, CqHandle cq, uint32_t send_depth, uint32
                            uint32_t ord, uint32_t ird, uint64_t qp_context, QpHandle* out) {
   Impl& s = *impl_;
   if (!out || !s.pds.count(pd) || !s.cqs.count(cq)) {
-    last_error_ = "unknown PD or CQ";
+    set_error("unknown PD or CQ");
     return STATUS_INVALID_PARAMETER;
   }
   if (send_depth == 0 || send_depth > kMaxQueueDepth || recv_depth > kMaxQueueDepth) {
-    last_error_ = "queue depth must be 1.." + std::to_string(kMaxQueueDepth);
+    set_error("queue depth must be 1.." + std::to_string(kMaxQueueDepth));
     return STATUS_INVALID_PARAMETER;
   }
   if (ord > s.config.qp.max_ord || ird > s.config.qp.max_ird) {
-    last_error_ = "ORD/IRD above the adapter limits (" + std::to_string(s.config.qp.max_ord) +
-                  "/" + std::to_string(s.config.qp.max_ird) + ")";
+    set_error("ORD/IRD above the adapter limits (" + std::to_string(s.config.qp.max_ord) + "/" +
+              std::to_string(s.config.qp.max_ird) + ")");
     return STATUS_INVALID_PARAMETER;
   }
   const QpHandle qpn = s.qp_numbers.take();
   if (!qpn) {
-    last_error_ = "QP table full";
+    set_error("QP table full", RuleId::R3_insufficient_resources);
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   const uint64_t sq = s.alloc_phys(uint64_t(send_depth) * kWqeBytes, 4096);
@@ -55,7 +55,7 @@ NTSTATUS Adapter::CreateQp(PdHandle pd, CqHandle cq, uint32_t send_depth, uint32
     if (sq) s.free_phys(sq, uint64_t(send_depth) * kWqeBytes);
     if (rq) s.free_phys(rq, uint64_t(recv_depth) * kWqeBytes);
     s.qp_numbers.give_back(qpn);
-    last_error_ = "host memory exhausted";
+    set_error("host memory exhausted");
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   QpInfo& qp = s.qps[qpn];
@@ -80,11 +80,11 @@ NTSTATUS Adapter::Connect(Adapter& a, QpHandle qp_a, Adapter& b, QpHandle qp_b) 
   auto ita = a.impl_->qps.find(qp_a);
   auto itb = b.impl_->qps.find(qp_b);
   if (ita == a.impl_->qps.end() || itb == b.impl_->qps.end() || (&a == &b && qp_a == qp_b)) {
-    a.last_error_ = "unknown QP";
+    a.set_error("unknown QP");
     return STATUS_INVALID_PARAMETER;
   }
   if (ita->second.qpc.connected || itb->second.qpc.connected) {
-    a.last_error_ = "QP already connected";
+    a.set_error("QP already connected");
     return STATUS_CONNECTION_INVALID;
   }
   ita->second.qpc.connected = 1;
@@ -102,13 +102,13 @@ NTSTATUS Adapter::Connect(Adapter& a, QpHandle qp_a, Adapter& b, QpHandle qp_b) 
 uint32_t Adapter::create_mpt_entry(PdHandle pd, MptKind kind, NTSTATUS* status) {
   Impl& s = *impl_;
   if (!s.pds.count(pd)) {
-    last_error_ = "unknown PD";
+    set_error("unknown PD");
     *status = STATUS_INVALID_PARAMETER;
     return 0;
   }
   const uint32_t index = s.mpt_indices.take();
   if (!index) {
-    last_error_ = "MPT table full";
+    set_error("MPT table full", RuleId::R3_insufficient_resources);
     *status = STATUS_INSUFFICIENT_RESOURCES;
     return 0;
   }
@@ -145,20 +145,20 @@ NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset,
   Impl& s = *impl_;
   auto it = s.mrs.find(mr);
   if (it == s.mrs.end() || it->second.fast_register || it->second.registered) {
-    last_error_ = it == s.mrs.end() ? "unknown MR"
-                                    : it->second.fast_register
-                                          ? "MR was created for fast registration"
-                                          : "MR already registered";
+    set_error(it == s.mrs.end()          ? "unknown MR"
+              : it->second.fast_register ? "MR was created for fast registration"
+                                         : "MR already registered");
     return STATUS_INVALID_PARAMETER;
   }
   if (zero_based) {
     // Zero-based virtual addresses are not supported for RegisterMr (R5.reg.zero_based): the MR is
     // always addressed by the buffer's own virtual addresses.
-    last_error_ = "zero-based virtual addresses are not supported by RegisterMr";
+    set_error("zero-based virtual addresses are not supported by RegisterMr",
+              RuleId::R5_reg_zero_based);
     return STATUS_INVALID_PARAMETER;
   }
   if (length == 0 || buffer.va == 0 || offset > buffer.size || length > buffer.size - offset) {
-    last_error_ = "registration range empty or outside the buffer";
+    set_error("registration range empty or outside the buffer", RuleId::R5_reg_invalid);
     return STATUS_INVALID_PARAMETER;
   }
   // The buffer must be one of this process's allocations, as described when allocated (its
@@ -167,11 +167,11 @@ NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset,
   if (buf == s.buffers.end() || buf->second.buffer.size != buffer.size ||
       buf->second.buffer.page_size != buffer.page_size ||
       buf->second.buffer.pages != buffer.pages) {
-    last_error_ = "not a buffer allocated by this adapter";
+    set_error("not a buffer allocated by this adapter");
     return STATUS_INVALID_PARAMETER;
   }
   if ((mr_flags & ~0xfu) || ((mr_flags & 4) && !(mr_flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE))) {
-    last_error_ = "bad MR flags";
+    set_error("bad MR flags");
     return STATUS_INVALID_PARAMETER;
   }
   const uint64_t first_page = offset / buffer.page_size;
@@ -179,7 +179,7 @@ NTSTATUS Adapter::RegisterMr(MrHandle mr, const Buffer& buffer, uint64_t offset,
   const uint64_t count = last_page - first_page + 1;
   uint32_t mtt_index = 0;
   if (count > 0xffffffffu || !s.mtt.allocate(uint32_t(count), &mtt_index)) {
-    last_error_ = "MTT table full";
+    set_error("MTT table full", RuleId::R3_insufficient_resources);
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   for (uint64_t i = 0; i < count; ++i) {
@@ -221,16 +221,16 @@ NTSTATUS Adapter::DeregisterMr(MrHandle mr) {
   Impl& s = *impl_;
   auto it = s.mrs.find(mr);
   if (it == s.mrs.end() || !it->second.registered) {
-    last_error_ = "MR not registered";
+    set_error("MR not registered");
     return STATUS_INVALID_PARAMETER;
   }
   if (it->second.pending) {
-    last_error_ = "the MR's asynchronous registration has not completed";
+    set_error("the MR's asynchronous registration has not completed");
     return STATUS_INVALID_PARAMETER;
   }
   MptEntry e = s.read_mpt(mr);  // the device keeps bound_windows current in host memory
   if (e.bound_windows > 0) {
-    last_error_ = "MR has bound windows";
+    set_error("MR has bound windows", RuleId::R5_dereg_busy);
     return STATUS_DEVICE_BUSY;
   }
   e.state = MptState::Free;
@@ -259,21 +259,21 @@ NTSTATUS Adapter::InitializeFastRegisterMr(MrHandle mr, uint32_t page_count, boo
   Impl& s = *impl_;
   auto it = s.mrs.find(mr);
   if (it == s.mrs.end() || !it->second.fast_register || it->second.fr_initialized) {
-    last_error_ = "not an uninitialised fast-register MR";
+    set_error("not an uninitialised fast-register MR");
     return STATUS_INVALID_PARAMETER;
   }
   if (page_count == 0) {
-    last_error_ = "page count must be positive";
+    set_error("page count must be positive");
     return STATUS_INVALID_PARAMETER;
   }
   if (page_count > s.config.qp.max_fr_pages) {
-    last_error_ =
-        "page count above FRMRPageCount (" + std::to_string(s.config.qp.max_fr_pages) + ")";
+    set_error("page count above FRMRPageCount (" + std::to_string(s.config.qp.max_fr_pages) + ")",
+              RuleId::R5_frinit_limit);
     return STATUS_IMPLEMENTATION_LIMIT;
   }
   uint32_t mtt_index = 0;
   if (!s.mtt.allocate(page_count, &mtt_index)) {
-    last_error_ = "MTT table full";
+    set_error("MTT table full", RuleId::R3_insufficient_resources);
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   MptEntry e = s.read_mpt(mr);
@@ -332,12 +332,12 @@ NTSTATUS Adapter::RunDmaBench(const Buffer& window, uint32_t size, uint64_t coun
                               uint32_t outstanding, bool random, uint64_t seed,
                               LatencyHistogram* latency_ps) {
   if (window.pages.empty() || size == 0 || size > window.size || outstanding == 0) {
-    last_error_ = "benchmark size must be 1..window bytes";
+    set_error("benchmark size must be 1..window bytes");
     return STATUS_INVALID_PARAMETER;
   }
   for (size_t i = 1; i < window.pages.size(); ++i) {
     if (window.pages[i] != window.pages[0] + i * window.page_size) {
-      last_error_ = "benchmark window must be physically contiguous";
+      set_error("benchmark window must be physically contiguous");
       return STATUS_INVALID_PARAMETER;
     }
   }
@@ -352,7 +352,7 @@ NTSTATUS Adapter::RunDmaBench(const Buffer& window, uint32_t size, uint64_t coun
   request.latency_ps = latency_ps;
   impl_->cpu.run_dma_bench(request);
   if (!request.ok) {
-    last_error_ = "a benchmark read failed";
+    set_error("a benchmark read failed");
     return STATUS_DATA_ERROR;
   }
   return STATUS_SUCCESS;

@@ -80,25 +80,27 @@ QpInfo* Adapter::begin_post(QpHandle qpn, NTSTATUS* status) {
   Impl& s = *impl_;
   auto it = s.qps.find(qpn);
   if (it == s.qps.end()) {
-    last_error_ = "unknown QP";
+    set_error("unknown QP");
     *status = STATUS_INVALID_PARAMETER;
     return nullptr;
   }
   QpInfo& qp = it->second;
   if (!qp.qpc.connected) {
-    *status = fail_post(qpn, STATUS_CONNECTION_INVALID, "QP not connected");
+    *status = fail_post(qpn, STATUS_CONNECTION_INVALID, RuleId::R4_inline_not_connected,
+                        "QP not connected");
     return nullptr;
   }
   if (qp.sq_producer - qp.sq_consumer >= qp.qpc.sq_depth) {
-    *status = fail_post(qpn, STATUS_INSUFFICIENT_RESOURCES, "send queue full");
+    *status =
+        fail_post(qpn, STATUS_INSUFFICIENT_RESOURCES, RuleId::R4_inline_sq_full, "send queue full");
     return nullptr;
   }
   *status = STATUS_SUCCESS;
   return &qp;
 }
 
-NTSTATUS Adapter::fail_post(QpHandle qpn, NTSTATUS status, const std::string& why) {
-  last_error_ = why;
+NTSTATUS Adapter::fail_post(QpHandle qpn, NTSTATUS status, RuleId rule, const std::string& why) {
+  set_error(why, rule);
   auto it = impl_->qps.find(qpn);
   if (it != impl_->qps.end()) impl_->ring_sq(qpn, it->second);
   return status;
@@ -128,12 +130,13 @@ NTSTATUS Adapter::post_rdma(WqeOpcode opcode, QpHandle qpn, uint64_t request_con
   if (!qp) return status;
   const uint32_t max_sge = std::min<uint32_t>(impl_->config.qp.max_sge, kMaxSge);
   if (nsge > max_sge || (nsge && !sgl))
-    return fail_post(qpn, STATUS_INVALID_PARAMETER,
+    return fail_post(qpn, STATUS_INVALID_PARAMETER, RuleId::R4_inline_sge_count,
                      "SGE count above the adapter limit of " + std::to_string(max_sge));
   uint64_t total = 0;
   for (uint32_t i = 0; i < nsge; ++i) total += sgl[i].BufferLength;
   if (total > impl_->config.qp.max_transfer_bytes)
-    return fail_post(qpn, STATUS_INVALID_PARAMETER, "transfer longer than the adapter limit");
+    return fail_post(qpn, STATUS_INVALID_PARAMETER, RuleId::R4_inline_total_length,
+                     "transfer longer than the adapter limit");
   Wqe wqe;
   wqe.opcode = opcode;
   wqe.flags = uint16_t(flags);
@@ -145,14 +148,14 @@ NTSTATUS Adapter::post_rdma(WqeOpcode opcode, QpHandle qpn, uint64_t request_con
     // change as soon as the call returns; SGE tokens are ignored. Longer than the adapter's
     // MaxInlineDataSize: a total length above the adapter limit (R2.inline).
     if (total > kMaxInlineBytes)
-      return fail_post(qpn, STATUS_INVALID_PARAMETER,
+      return fail_post(qpn, STATUS_INVALID_PARAMETER, RuleId::R2_inline,
                        "inline data longer than MaxInlineDataSize (" +
                            std::to_string(kMaxInlineBytes) + " bytes)");
     uint64_t at = 0;
     for (uint32_t i = 0; i < nsge; ++i) {
       if (sgl[i].BufferLength == 0) continue;
       if (!impl_->read_process(sgl[i].Buffer, wqe.inline_data.data() + at, sgl[i].BufferLength))
-        return fail_post(qpn, STATUS_INVALID_PARAMETER,
+        return fail_post(qpn, STATUS_INVALID_PARAMETER, RuleId::R3_invalid_parameter,
                          "inline SGE " + std::to_string(i) + " is not in process memory");
       at += sgl[i].BufferLength;
     }
@@ -178,7 +181,8 @@ NTSTATUS Adapter::NdRead(QpHandle qp, uint64_t request_context, const NDK_SGE* s
   NTSTATUS status;
   if (!begin_post(qp, &status)) return status;
   if (offset > remote.Length || total > remote.Length - offset)
-    return fail_post(qp, STATUS_REMOTE_RESOURCES, "the read exceeds the remote window");
+    return fail_post(qp, STATUS_REMOTE_RESOURCES, RuleId::R3_remote_resources,
+                     "the read exceeds the remote window");
   return NdkRead(qp, request_context, sgl, nsge, remote.Base + offset, remote.Token, flags);
 }
 
@@ -190,7 +194,8 @@ NTSTATUS Adapter::NdWrite(QpHandle qp, uint64_t request_context, const NDK_SGE* 
   NTSTATUS status;
   if (!begin_post(qp, &status)) return status;
   if (offset > remote.Length || total > remote.Length - offset)
-    return fail_post(qp, STATUS_REMOTE_RESOURCES, "the write exceeds the remote window");
+    return fail_post(qp, STATUS_REMOTE_RESOURCES, RuleId::R3_remote_resources,
+                     "the write exceeds the remote window");
   return NdkWrite(qp, request_context, sgl, nsge, remote.Base + offset, remote.Token, flags);
 }
 
@@ -224,17 +229,18 @@ NTSTATUS Adapter::NdkReceive(QpHandle qpn, uint64_t request_context, const NDK_S
   Impl& s = *impl_;
   auto it = s.qps.find(qpn);
   if (it == s.qps.end()) {
-    last_error_ = "unknown QP";
+    set_error("unknown QP");
     return STATUS_INVALID_PARAMETER;
   }
   QpInfo& qp = it->second;
   const uint32_t max_sge = std::min<uint32_t>(s.config.qp.max_sge, kMaxSge);
   if (nsge > max_sge || (nsge && !sgl)) {
-    last_error_ = "SGE count above the adapter limit of " + std::to_string(max_sge);
+    set_error("SGE count above the adapter limit of " + std::to_string(max_sge),
+              RuleId::R4_inline_sge_count);
     return STATUS_INVALID_PARAMETER;
   }
   if (qp.qpc.rq_depth == 0 || qp.rq_producer - qp.rq_consumer >= qp.qpc.rq_depth) {
-    last_error_ = "receive queue full";
+    set_error("receive queue full", RuleId::R4_inline_rq_full);
     return STATUS_INSUFFICIENT_RESOURCES;
   }
   Wqe wqe;
@@ -270,7 +276,7 @@ NTSTATUS Adapter::NdBind(QpHandle qpn, uint64_t request_context, MrHandle mr, Mw
                          uint64_t virtual_address, uint64_t length, uint32_t flags,
                          ND_MW_DESCRIPTOR* out) {
   if (!out) {
-    last_error_ = "no descriptor to fill";
+    set_error("no descriptor to fill");
     return STATUS_INVALID_PARAMETER;
   }
   const NTSTATUS status =
@@ -293,14 +299,16 @@ NTSTATUS Adapter::post_bind(QpHandle qpn, uint64_t request_context, MrHandle mr,
   auto mrit = s.mrs.find(mr);
   auto mwit = s.mws.find(mw);
   if (mrit == s.mrs.end() || mwit == s.mws.end())
-    return fail_post(qpn, STATUS_INVALID_PARAMETER, "unknown MR or MW");
+    return fail_post(qpn, STATUS_INVALID_PARAMETER, RuleId::R3_invalid_parameter,
+                     "unknown MR or MW");
   // Remote write through a window needs local write on the MR: rejected inline
   // (R4.inline.bind_remote_write).
   const bool mr_local_write = mrit->second.fast_register
                                   ? (s.read_mpt(mr).access & kAccessLocalWrite) != 0
                                   : (mrit->second.mr_flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE) != 0;
   if ((flags & 0x020) && !mr_local_write)
-    return fail_post(qpn, STATUS_ACCESS_VIOLATION, "remote write on an MR without local write");
+    return fail_post(qpn, STATUS_ACCESS_VIOLATION, RuleId::R4_inline_bind_remote_write,
+                     "remote write on an MR without local write");
   MwInfo& window = mwit->second;
   settle_tag(mw, &window.tag, &window.move);
   const uint8_t tag = uint8_t(window.tag + 1);  // the consumer picks the window's next tag
@@ -431,23 +439,25 @@ NTSTATUS Adapter::NdkFastRegister(QpHandle qpn, uint64_t request_context, MrHand
   QpInfo* qp = begin_post(qpn, &status);
   if (!qp) return status;
   auto mrit = s.mrs.find(mr);
-  if (mrit == s.mrs.end()) return fail_post(qpn, STATUS_INVALID_PARAMETER, "unknown MR");
+  if (mrit == s.mrs.end())
+    return fail_post(qpn, STATUS_INVALID_PARAMETER, RuleId::R3_invalid_parameter, "unknown MR");
   // An MR that is not an initialised fast-register MR is the device's to refuse: an
   // ACCESS_VIOLATION completion and the QP in error (R5.fr.kind).
   const uint32_t max_pages = s.config.qp.max_fr_pages;
   if (page_count == 0 || page_count > max_pages || !page_array)
-    return fail_post(qpn, STATUS_INVALID_PARAMETER,
+    return fail_post(qpn, STATUS_INVALID_PARAMETER, RuleId::R3_invalid_parameter,
                      "page count must be 1.." + std::to_string(max_pages));
   if ((flags & (NDK_OP_FLAG_ALLOW_REMOTE_READ | 0x020)) && mrit->second.fr_initialized &&
       !mrit->second.fr_remote_access)
-    return fail_post(qpn, STATUS_ACCESS_VIOLATION,
+    return fail_post(qpn, STATUS_ACCESS_VIOLATION, RuleId::R4_inline_fr_remote_access,
                      "remote access on an MR initialised without remote access");
   // The page array goes into this QP's staging area, one slot per send-queue entry.
   const uint64_t slot_bytes = uint64_t(max_pages) * 8;
   if (!qp->page_lists) {
     qp->page_lists = s.alloc_phys(slot_bytes * qp->qpc.sq_depth, 4096);
     if (!qp->page_lists)
-      return fail_post(qpn, STATUS_INSUFFICIENT_RESOURCES, "host memory exhausted");
+      return fail_post(qpn, STATUS_INSUFFICIENT_RESOURCES, RuleId::R3_insufficient_resources,
+                       "host memory exhausted");
     qp->page_lists_bytes = slot_bytes * qp->qpc.sq_depth;
   }
   const uint64_t list = qp->page_lists + slot_bytes * (qp->sq_producer % qp->qpc.sq_depth);
@@ -506,7 +516,8 @@ NTSTATUS Adapter::NdkInvalidate(QpHandle qpn, uint64_t request_context, uint32_t
   } else if (s.mws.count(object)) {
     token = GetRemoteTokenFromMw(object);
   } else {
-    return fail_post(qpn, STATUS_INVALID_PARAMETER, "unknown MR or MW");
+    return fail_post(qpn, STATUS_INVALID_PARAMETER, RuleId::R3_invalid_parameter,
+                     "unknown MR or MW");
   }
   Wqe wqe;
   wqe.opcode = WqeOpcode::Invalidate;
@@ -519,7 +530,7 @@ NTSTATUS Adapter::NdkInvalidate(QpHandle qpn, uint64_t request_context, uint32_t
 NTSTATUS Adapter::NdkFlush(QpHandle qpn) {
   auto it = impl_->qps.find(qpn);
   if (it == impl_->qps.end()) {
-    last_error_ = "unknown QP";
+    set_error("unknown QP");
     return STATUS_INVALID_PARAMETER;
   }
   impl_->ring_sq(qpn, it->second);  // deferred requests are submitted, then flushed
@@ -529,7 +540,7 @@ NTSTATUS Adapter::NdkFlush(QpHandle qpn) {
 }
 
 size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max,
-                             bool* took_effect) {
+                             bool* took_effect, RuleId* rules) {
   Impl& s = *impl_;
   auto it = s.cqs.find(cq);
   if (it == s.cqs.end() || !results) return 0;
@@ -541,6 +552,7 @@ size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max,
     const Cqe cqe = Cqe::decode(raw);
     if (cqe.owner != uint8_t(1 + ((info.consumer / info.depth) & 1))) break;  // not written yet
     if (took_effect) took_effect[n] = cqe.took_effect != 0;
+    if (rules) rules[n] = RuleId(cqe.rule);
     if (s.trace) {
       s.trace->host_poll(s.node, cqe.qpn,
                          is_send_queue(cqe.opcode) ? HostTraceSink::Queue::Send
@@ -583,7 +595,7 @@ size_t Adapter::GetCqResults(CqHandle cq, NDK_RESULT_EX* results, size_t max,
 NTSTATUS Adapter::NotifyCq(CqHandle cq) {
   auto it = impl_->cqs.find(cq);
   if (it == impl_->cqs.end()) {
-    last_error_ = "no CQ " + std::to_string(cq);
+    set_error("no CQ " + std::to_string(cq));
     return STATUS_INVALID_PARAMETER;
   }
   CqInfo& info = it->second;
@@ -596,21 +608,25 @@ NTSTATUS Adapter::NotifyCq(CqHandle cq) {
 
 std::vector<NDK_RESULT_EX> Adapter::WaitCq(CqHandle cq, size_t count,
                                            const sc_core::sc_time& timeout,
-                                           std::vector<bool>* took_effect) {
+                                           std::vector<bool>* took_effect,
+                                           std::vector<RuleId>* rules) {
   // count == 0: wait the whole timeout and return whatever arrived (expected: nothing).
   const bool drain = count == 0;
   std::vector<NDK_RESULT_EX> results;
   const sc_core::sc_time deadline = sc_core::sc_time_stamp() + timeout;
   NDK_RESULT_EX batch[16];
   bool effect[16] = {};
+  RuleId decided[16] = {};
   if (took_effect) took_effect->clear();
+  if (rules) rules->clear();
   for (;;) {
     while (drain || results.size() < count) {
       const size_t want = drain ? 16 : std::min<size_t>(16, count - results.size());
-      const size_t got = GetCqResults(cq, batch, want, effect);
+      const size_t got = GetCqResults(cq, batch, want, effect, decided);
       if (!got) break;
       results.insert(results.end(), batch, batch + got);
       if (took_effect) took_effect->insert(took_effect->end(), effect, effect + got);
+      if (rules) rules->insert(rules->end(), decided, decided + got);
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if ((!drain && results.size() >= count) || now >= deadline || !impl_->cqs.count(cq)) break;

@@ -20,6 +20,14 @@ struct TraceSink {
   virtual uint32_t track(const std::string& path) = 0;
   virtual void slice(uint32_t track, const char* name, const sc_core::sc_time& start,
                      const sc_core::sc_time& end, uint64_t trace_id) = 0;
+  // A slice of a check that decided: the rule that decided (a static string, "" for none) and
+  // whether it refused. A sink without decisions keeps the slice alone.
+  virtual void decision_slice(uint32_t track, const char* name, const sc_core::sc_time& start,
+                              const sc_core::sc_time& end, uint64_t trace_id, const char* rule,
+                              bool refused) {
+    (void)rule, (void)refused;
+    slice(track, name, start, end, trace_id);
+  }
   // Counter tracks ("A.reads_outstanding"): declared at elaboration, then sampled values at
   // simulated times. A sink without counters ignores them.
   virtual uint32_t counter_track(const std::string& path) {
@@ -50,6 +58,11 @@ class TraceTrack {
   void slice(const char* name, const sc_core::sc_time& start, const sc_core::sc_time& end,
              uint64_t trace_id) const {
     if (sink_) sink_->slice(id_, name, start, end, trace_id);
+  }
+  void decision_slice(const char* name, const sc_core::sc_time& start,
+                      const sc_core::sc_time& end, uint64_t trace_id, const char* rule,
+                      bool refused) const {
+    if (sink_) sink_->decision_slice(id_, name, start, end, trace_id, rule, refused);
   }
 
  private:

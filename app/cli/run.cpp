@@ -268,7 +268,8 @@ int cmd_run(const CommandContext& c) {
   if (!o.quiet) {
     for (size_t i = 0; i < runs.size(); ++i) {
       if (runs.size() > 1) out << (i ? "\n" : "") << o.files[i] << '\n';
-      out << summary_line(scenarios[i], runs[i]) << '\n' << workload_table(runs[i]);
+      out << summary_line(scenarios[i], runs[i]) << '\n' << workload_table(runs[i])
+          << decisions_table(runs[i]);
       if (!o.no_summary) out << stats_table(scenarios[i].nodes, runs[i]);
     }
   }

@@ -23,6 +23,9 @@ OrderedJson expected_completion(const refm::Completion& c) {
   // invalidated token of a ReceiveAndInvalidate.
   if (!c.send_queue && c.status == ndk::STATUS_SUCCESS) e["bytes"] = c.bytes;
   if (c.type == ndk::NdkOperationTypeReceiveAndInvalidate) e["type_specific"] = c.type_specific;
+  // The rule that decided it: an implementation that fails a request for another reason than
+  // the model's diverges here, even when the status agrees.
+  if (c.rule != RuleId::None) e["rule"] = rule_name(c.rule);
   return e;
 }
 

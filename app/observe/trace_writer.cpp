@@ -128,6 +128,18 @@ void TraceWriter::slice(uint32_t track, const char* name, const sc_core::sc_time
   record(track, name, to_ps(start), to_ps(end), trace_id, trace_id ? 2 : 1, nullptr);
 }
 
+void TraceWriter::decision_slice(uint32_t track, const char* name, const sc_core::sc_time& start,
+                                 const sc_core::sc_time& end, uint64_t trace_id,
+                                 const char* rule, bool refused) {
+  if (trace_id) note_id(trace_id);
+  const uint32_t k = record(track, name, to_ps(start), to_ps(end), trace_id, trace_id ? 2 : 1,
+                            nullptr);
+  if (k == kNone) return;
+  slices_[k].rule = rule && *rule ? rule : nullptr;
+  slices_[k].decision = true;
+  slices_[k].refused = refused;
+}
+
 uint32_t TraceWriter::counter_track(const std::string& path) {
   auto it = counter_ids_.find(path);
   if (it != counter_ids_.end()) return it->second;
@@ -371,6 +383,13 @@ void TraceWriter::write(std::ostream& out) const {
     }
     if (s.host != kNone) {
       out << ",\"" << host_args_[s.host].index_key << "\":" << host_args_[s.host].index;
+    }
+    // A decision: its outcome, and the rule that decided (docs/behaviour.md).
+    if (s.decision) {
+      out << (s.trace_id || s.host != kNone ? "," : ",\"args\":{") << "\"outcome\":\""
+          << (s.refused ? "refused" : "passed") << '"';
+      if (s.rule) out << ",\"rule\":\"" << s.rule << '"';
+      if (!s.trace_id && s.host == kNone) out << '}';
     }
     if (s.trace_id || s.host != kNone) out << '}';
     out << '}';

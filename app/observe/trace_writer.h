@@ -48,6 +48,9 @@ class TraceWriter : public TraceSink, public host::HostTraceSink {
   uint32_t track(const std::string& path) override;
   void slice(uint32_t track, const char* name, const sc_core::sc_time& start,
              const sc_core::sc_time& end, uint64_t trace_id) override;
+  void decision_slice(uint32_t track, const char* name, const sc_core::sc_time& start,
+                      const sc_core::sc_time& end, uint64_t trace_id, const char* rule,
+                      bool refused) override;
   uint32_t counter_track(const std::string& path) override;
   void counter(uint32_t track, const sc_core::sc_time& at, uint64_t value) override;
 
@@ -85,6 +88,9 @@ class TraceWriter : public TraceSink, public host::HostTraceSink {
     uint64_t start_ps;
     uint64_t end_ps;
     uint64_t trace_id;
+    const char* rule = nullptr;  // a decision's rule (static), or none
+    bool decision = false;       // a check that decided: its outcome is written
+    bool refused = false;        // a decision that refused
   };
   struct HostArgs {
     uint32_t qpn;

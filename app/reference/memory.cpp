@@ -3,6 +3,9 @@
 // of docs/behaviour.md (Read: R5.read.*), and how a region's or window's addresses reach buffer
 // bytes.
 #include "app/reference/model.h"
+
+#include <algorithm>
+
 #include "host_api/ndk.h"
 
 namespace rnic::app {
@@ -16,33 +19,45 @@ const Mpt* ReferenceModel::object_of(uint32_t node, uint32_t token) const {
   return it == table.end() ? nullptr : &state_.mpts.at(it->second);
 }
 
-// Read, requester side (R5.read.sink.*), for one local SGE: a VALID region (not a window) of
-// the QP's PD named by its current token, with `rights`, the SGE inside it.
-uint32_t ReferenceModel::check_local(const Qp& qp, const Sge& sge, uint32_t rights) const {
+// A local SGE (docs/behaviour.md, Read requester side, in order): a VALID region (not a
+// window) named by its current token, of the QP's PD, with local write where asked, the SGE
+// inside it, with RDMA_READ_SINK where asked. A source or receive SGE has one rule for all of
+// them (R5.write.source, R5.recv.key).
+Verdict ReferenceModel::check_local(const Qp& qp, const Sge& sge, uint32_t rights,
+                                    CheckList list) const {
+  const std::vector<RuleId>& rules = checks_of(list);
+  auto fail = [&rules](size_t k) {
+    return Verdict{STATUS_ACCESS_VIOLATION, rules[std::min(k, rules.size() - 1)]};
+  };
   const Mpt* m = object_of(qp.node, sge.token);
-  if (!m || m->kind == MptKind::Mw) return STATUS_ACCESS_VIOLATION;
-  if (uint8_t(sge.token) != m->tag || !m->valid || m->pd != qp.pd) return STATUS_ACCESS_VIOLATION;
-  if ((m->rights & rights) != rights) return STATUS_ACCESS_VIOLATION;
-  if (!inside(sge.addr, sge.length, m->base_va, m->length)) return STATUS_ACCESS_VIOLATION;
-  return STATUS_SUCCESS;
+  if (!m || m->kind == MptKind::Mw || uint8_t(sge.token) != m->tag || !m->valid) return fail(0);
+  if (m->pd != qp.pd) return fail(1);
+  if ((m->rights & rights & kLocalWrite) != (rights & kLocalWrite)) return fail(2);
+  if (!inside(sge.addr, sge.length, m->base_va, m->length)) return fail(3);
+  if ((m->rights & rights & kReadSink) != (rights & kReadSink)) return fail(4);
+  return Verdict{};
 }
 
-// Read, responder side (R5.read.resp.*), in order: the index names an MR or MW, the tag matches,
-// the object is VALID, in the responder QP's PD, a window is bound to this QP, the right, range.
-uint32_t ReferenceModel::check_remote(const std::string& responder, uint32_t token, uint64_t addr,
-                                      uint64_t length, uint32_t right) const {
+// A responder (R5.read.resp.*, R5.write.* for a write), in order: the index names an MR or
+// MW, the tag matches, the object is VALID, in the responder QP's PD, a window is bound to
+// this QP, the right, the range.
+Verdict ReferenceModel::check_remote(const std::string& responder, uint32_t token, uint64_t addr,
+                                     uint64_t length, uint32_t right) const {
+  const std::vector<RuleId>& rules =
+      checks_of(right == kRemoteWrite ? CheckList::RemoteWrite : CheckList::RemoteRead);
+  auto fail = [&rules](size_t k) { return Verdict{STATUS_ACCESS_VIOLATION, rules[k]}; };
   const Qp& qp = state_.qps.at(responder);
   const Mpt* m = object_of(qp.node, token);
-  if (!m) return STATUS_ACCESS_VIOLATION;
-  if (uint8_t(token) != m->tag && options_.broken_rule != "stale-token")
-    return STATUS_ACCESS_VIOLATION;
-  if (!m->valid || m->pd != qp.pd) return STATUS_ACCESS_VIOLATION;
+  if (!m) return fail(0);
+  if (uint8_t(token) != m->tag && options_.broken_rule != "stale-token") return fail(1);
+  if (!m->valid) return fail(2);
+  if (m->pd != qp.pd) return fail(3);
   if (m->kind == MptKind::Mw && m->bound_qp != responder && options_.broken_rule != "window-qp")
-    return STATUS_ACCESS_VIOLATION;
-  if (!(m->rights & right)) return STATUS_ACCESS_VIOLATION;
+    return fail(4);
+  if (!(m->rights & right)) return fail(5);
   const uint64_t base = m->kind == MptKind::Mw && m->zero_based ? 0 : m->base_va;
-  if (!inside(addr, length, base, m->length)) return STATUS_ACCESS_VIOLATION;
-  return STATUS_SUCCESS;
+  if (!inside(addr, length, base, m->length)) return fail(6);
+  return Verdict{};
 }
 
 std::vector<Footprint> ReferenceModel::pieces(const Mpt& m, uint64_t va, uint64_t length) const {
@@ -116,7 +131,7 @@ std::vector<Footprint> ReferenceModel::footprint(const std::string& name, const 
   const bool inline_data = !read && (r.flags & NDK_OP_FLAG_INLINE);
   if (!inline_data) {
     for (const Sge& sge : r.sgl) {
-      if (sge.length > 0 && check_local(qp, sge, 0) != STATUS_SUCCESS)
+      if (sge.length > 0 && !check_local(qp, sge, 0, CheckList::Source).ok())
         return out;  // fails: moves nothing
     }
     out = local_pieces(qp, r.sgl);
@@ -136,7 +151,7 @@ std::vector<Footprint> ReferenceModel::footprint(const std::string& name, const 
   if (r.op == Op::Send) {
     if (peer.receives.empty()) return out;
     for (const Sge& sge : peer.receives.front().sgl) {
-      if (sge.length == 0 || check_local(peer, sge, 0) != STATUS_SUCCESS) continue;
+      if (sge.length == 0 || !check_local(peer, sge, 0, CheckList::ReceiveSge).ok()) continue;
       for (Footprint f : pieces(*object_of(peer.node, sge.token), sge.addr, sge.length)) {
         f.write = true;
         out.push_back(f);
@@ -144,8 +159,9 @@ std::vector<Footprint> ReferenceModel::footprint(const std::string& name, const 
     }
     return out;
   }
-  if (total == 0 || check_remote(qp.peer, r.remote_token, r.remote_addr, total,
-                                 read ? kRemoteRead : kRemoteWrite) != STATUS_SUCCESS)
+  if (total == 0 || !check_remote(qp.peer, r.remote_token, r.remote_addr, total,
+                                  read ? kRemoteRead : kRemoteWrite)
+                         .ok())
     return out;
   for (Footprint f : pieces(*object_of(peer.node, r.remote_token), r.remote_addr, total)) {
     f.write = !read;

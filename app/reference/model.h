@@ -105,14 +105,16 @@ class ReferenceModel {
 
   // the device (device.cpp): the checks of R5.*, one request to its end
   void execute_request(const std::string& qp, const refm::Request& r);
-  uint32_t exec_bind(const std::string& qp, const refm::Request& r);
-  uint32_t exec_fast_register(const std::string& qp, const refm::Request& r);
-  uint32_t exec_rdma(const std::string& qp, const refm::Request& r);
-  uint32_t exec_send(const std::string& qp, const refm::Request& r);
-  uint32_t invalidate(const std::string& qp, uint32_t token, bool by_object = false);
-  uint32_t check_local(const refm::Qp& qp, const refm::Sge& sge, uint32_t rights) const;
-  uint32_t check_remote(const std::string& responder, uint32_t token, uint64_t addr,
-                        uint64_t length, uint32_t right) const;
+  refm::Verdict exec_bind(const std::string& qp, const refm::Request& r);
+  refm::Verdict exec_fast_register(const std::string& qp, const refm::Request& r);
+  refm::Verdict exec_rdma(const std::string& qp, const refm::Request& r);
+  refm::Verdict exec_send(const std::string& qp, const refm::Request& r);
+  refm::Verdict invalidate(const std::string& qp, uint32_t token, bool by_object = false);
+  // A local SGE under the checks of `list` (a read's sink, a source, a receive SGE).
+  refm::Verdict check_local(const refm::Qp& qp, const refm::Sge& sge, uint32_t rights,
+                            CheckList list) const;
+  refm::Verdict check_remote(const std::string& responder, uint32_t token, uint64_t addr,
+                             uint64_t length, uint32_t right) const;
   void enter_error(const std::string& qp);
   void complete(const std::string& qp, refm::Completion c);
   const refm::Mpt* object_of(uint32_t node, uint32_t token) const;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/scenario/scenario.h"
+#include "model/rnic/abi/rules.h"
 
 namespace rnic::app::refm {
 
@@ -166,6 +167,14 @@ struct Qp {
   std::vector<Request> held;     // DEFER: posted, doorbell not rung yet
 };
 
+// What a check or a request came to: an NTSTATUS and the rule that decided it (abi/rules.h;
+// None for a success without a rule of its own).
+struct Verdict {
+  uint32_t status = 0;
+  RuleId rule = RuleId::None;
+  bool ok() const { return status == 0; }
+};
+
 struct Completion {
   uint32_t status = 0;
   uint32_t type = 0;
@@ -176,6 +185,7 @@ struct Completion {
   std::string qp;  // the QP of the queue it completes
   bool send_queue = true;
   uint32_t index = 0;  // the request's position in its queue
+  RuleId rule = RuleId::None;  // the rule that decided it (Cqe::rule on the device)
 };
 
 struct Cq {

@@ -39,7 +39,7 @@ void exec_poll(RunContext& ctx, const Step& step, StepResult& result) {
   host::Adapter& a = ctx.adapter_of(step.cq);
   const uint32_t cq = ctx.handle(step.cq);
   const sc_core::sc_time timeout(double(step.timeout_ns), sc_core::SC_NS);
-  result.completions = a.WaitCq(cq, step.count, timeout, &result.took_effect);
+  result.completions = a.WaitCq(cq, step.count, timeout, &result.took_effect, &result.rules);
   const auto& got = result.completions;
   const std::string within = " within " + std::to_string(step.timeout_ns) + " ns";
   if (step.count == 0 && !got.empty()) {
@@ -60,10 +60,23 @@ void exec_poll(RunContext& ctx, const Step& step, StepResult& result) {
     // One expected completion reads like an inline check; several are numbered.
     const std::string which =
         step.completions.size() > 1 ? "completion " + std::to_string(i) + ": " : "";
+    // The rule beside each status: a divergence names the decision on both sides.
+    const RuleId rule = i < result.rules.size() ? result.rules[i] : RuleId::None;
+    auto with_rule = [](const std::string& status, std::optional<RuleId> id) {
+      return id && *id != RuleId::None ? status + " (" + rule_name(*id) + ")" : status;
+    };
     if (want.status && *want.status != r.Status) {
-      const std::string e = ndk::status_name(*want.status), g = ndk::status_name(r.Status);
+      const std::string e = with_rule(ndk::status_name(*want.status), want.rule);
+      const std::string g = with_rule(ndk::status_name(r.Status), rule);
       fail_step(result, e, g,
                 which + "expected status " + e + ", got " + g + " (" + describe(r) + ")");
+      return;
+    }
+    if (want.rule && *want.rule != rule) {
+      const std::string e = rule_name(*want.rule);
+      const std::string g = rule == RuleId::None ? "none" : rule_name(rule);
+      fail_step(result, e, g,
+                which + "expected rule " + e + ", got " + g + " (" + describe(r) + ")");
       return;
     }
     if (want.type && *want.type != r.Type) {

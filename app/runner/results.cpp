@@ -41,7 +41,7 @@ double rounded(double value, double scale) {
   return std::round(value * scale) / scale;
 }
 
-json completion_json(const ndk::NDK_RESULT_EX& r, bool took_effect) {
+json completion_json(const ndk::NDK_RESULT_EX& r, bool took_effect, RuleId rule) {
   json j{{"type", ndk::operation_type_name(r.Type)},
          {"status", ndk::status_name(r.Status)},
          {"context", r.RequestContext},
@@ -53,6 +53,9 @@ json completion_json(const ndk::NDK_RESULT_EX& r, bool took_effect) {
   if (r.Type == ndk::NdkOperationTypeFastRegister || r.Type == ndk::NdkOperationTypeBind ||
       r.Type == ndk::NdkOperationTypeInvalidate)
     j["took_effect"] = took_effect;
+  // The rule that decided the request (docs/behaviour.md): every failure and flush has one,
+  // a success where its verb has a rule of its own.
+  if (rule != RuleId::None) j["rule"] = rule_name(rule);
   return j;
 }
 
@@ -65,9 +68,11 @@ json step_json(const StepResult& s) {
          {"sim_ns_end", s.end_ns}};
   json completions = json::array();
   for (size_t i = 0; i < s.completions.size(); ++i)
-    completions.push_back(
-        completion_json(s.completions[i], i < s.took_effect.size() && s.took_effect[i]));
+    completions.push_back(completion_json(s.completions[i],
+                                          i < s.took_effect.size() && s.took_effect[i],
+                                          i < s.rules.size() ? s.rules[i] : RuleId::None));
   j["completions"] = completions;
+  if (s.inline_rule != RuleId::None) j["rule"] = rule_name(s.inline_rule);
   json metrics = json::object();
   for (const auto& [name, value] : s.metrics) metrics[name] = value;
   j["metrics"] = metrics;
@@ -219,6 +224,44 @@ std::string hit_rate_line(const StepResult& s) {
 }
 
 }  // namespace
+
+std::string decisions_table(const RunResult& run) {
+  constexpr size_t kMaxLines = 40;  // the rest are in the results JSON
+  std::vector<std::string> lines;
+  size_t more = 0;
+  auto add = [&](const std::string& line) {
+    if (lines.size() < kMaxLines) {
+      lines.push_back(line);
+    } else {
+      ++more;
+    }
+  };
+  char line[256];
+  for (const StepResult& s : run.steps) {
+    if (s.status && *s.status != ndk::STATUS_SUCCESS && *s.status != ndk::STATUS_PENDING) {
+      std::snprintf(line, sizeof line, "  step %-4zu %-14s %-12s %-30s %-12s %s\n",
+                    size_t(s.index), s.op.c_str(), "(inline)", ndk::status_name(*s.status).c_str(),
+                    "", s.inline_rule == RuleId::None ? "-" : rule_name(s.inline_rule));
+      add(line);
+    }
+    for (size_t i = 0; i < s.completions.size(); ++i) {
+      const ndk::NDK_RESULT_EX& r = s.completions[i];
+      if (r.Status == ndk::STATUS_SUCCESS) continue;
+      const RuleId rule = i < s.rules.size() ? s.rules[i] : RuleId::None;
+      const std::string context = "context " + std::to_string(r.RequestContext);
+      std::snprintf(line, sizeof line, "  step %-4zu %-14s %-12s %-30s %-12s %s\n",
+                    size_t(s.index), s.op.c_str(), ndk::operation_type_name(r.Type).c_str(),
+                    ndk::status_name(r.Status).c_str(), context.c_str(),
+                    rule == RuleId::None ? "-" : rule_name(rule));
+      add(line);
+    }
+  }
+  if (lines.empty()) return "";
+  std::string out = "\nfailed requests (the rule that decided each, docs/behaviour.md)\n";
+  for (const std::string& l : lines) out += l;
+  if (more) out += "  (" + std::to_string(more) + " more in the results)\n";
+  return out;
+}
 
 std::string workload_table(const RunResult& run) {
   std::string out;

@@ -21,6 +21,9 @@ std::string summary_line(const Scenario& scenario, const RunResult& run);
 // One line per workload step that ran (read_stream, write_stream, dma_bench): its metrics,
 // for a person reading the terminal ("" when the run had no workload step).
 std::string workload_table(const RunResult& run);
+// The requests that failed (inline, or in a completion a poll took), each with the rule that
+// decided it; "" when none did.
+std::string decisions_table(const RunResult& run);
 // 1234567 -> "1.235 ms"
 std::string format_sim_time(uint64_t ns);
 

@@ -317,6 +317,8 @@ void fail_step(StepResult& result, const std::string& expected, const std::strin
 bool RunContext::check_status(const Step& step, uint32_t got, host::Adapter& a,
                               StepResult& result) {
   result.status = got;
+  result.inline_rule =
+      got == ndk::STATUS_SUCCESS || got == ndk::STATUS_PENDING ? RuleId::None : a.last_rule();
   if (got == step.expect_status) return true;
   std::string why;
   if (got != ndk::STATUS_SUCCESS && !a.last_error().empty()) why = " (" + a.last_error() + ")";

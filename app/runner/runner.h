@@ -30,8 +30,12 @@ struct StepResult {
   bool passed = true;
   std::optional<uint32_t> status;               // what the call returned inline
   std::vector<ndk::NDK_RESULT_EX> completions;  // what a poll saw
-  // per completion: the request changed its object (R4.cancelled.undefined)
+  // per completion: the request changed its object (R4.cancelled.undefined), and the rule that
+  // decided it (abi/rules.h)
   std::vector<bool> took_effect;
+  std::vector<RuleId> rules;
+  // a call that failed inline: the driver's rule for it
+  RuleId inline_rule = RuleId::None;
   std::vector<std::pair<std::string, double>> metrics;
   std::string expected, got;  // a failed step: the two sides, short
   std::string message;        // a failed step: one line, without the "step N (op): " prefix

@@ -57,7 +57,7 @@ void parse_poll(const Reader& r, Step& s) {
       if (!list[i].is_object())
         throw_at(p, std::string("must be an object, not ") + list[i].type_name());
       const Reader e(list[i], p, r.state());
-      e.only({"context", "type", "status", "bytes", "qp_context", "type_specific"});
+      e.only({"context", "type", "status", "bytes", "qp_context", "type_specific", "rule"});
       CompletionExpect c;
       c.context = e.optional_value("context");
       if (e.has("type")) c.type = e.operation_type("type");
@@ -65,6 +65,7 @@ void parse_poll(const Reader& r, Step& s) {
       c.bytes = e.optional_value("bytes", kU32);
       c.qp_context = e.optional_value("qp_context");
       c.type_specific = e.optional_value("type_specific");
+      if (e.has("rule")) c.rule = e.rule("rule");
       s.completions.push_back(c);
     }
   }

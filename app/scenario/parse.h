@@ -91,6 +91,8 @@ class Reader {
   uint32_t mr_flags(const std::string& key) const;
   uint32_t status(const std::string& key) const;
   uint32_t operation_type(const std::string& key) const;
+  // A rule ID of docs/spec-rules.tsv ("R5.read.resp.tag").
+  RuleId rule(const std::string& key) const;
   Reader object_reader(const std::string& key) const;  // the field must be an object
 
   const Symbol& symbol(const std::string& name) const { return state_.symbols.at(name); }

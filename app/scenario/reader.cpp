@@ -272,6 +272,18 @@ uint32_t Reader::operation_type(const std::string& key) const {
   return v;
 }
 
+RuleId Reader::rule(const std::string& key) const {
+  const std::string name = string(key);
+  RuleId v = RuleId::None;
+  if (!rule_from_name(name, &v)) {
+    std::vector<std::string> names;
+    for (RuleId r : all_rules()) names.push_back(rule_name(r));
+    // The whole table is long: a suggestion and where to find the list.
+    fail(key, unknown_name("rule", name, names, " (the rules: docs/spec-rules.tsv)"));
+  }
+  return v;
+}
+
 Reader Reader::object_reader(const std::string& key) const {
   const json& j = at(key);
   if (!j.is_object()) fail(key, std::string("must be an object, not ") + j.type_name());

@@ -13,6 +13,7 @@
 
 #include "app/scenario/value.h"
 #include "model/config/config.h"
+#include "model/rnic/abi/rules.h"
 
 namespace rnic::app {
 
@@ -101,6 +102,7 @@ struct CompletionExpect {
   std::optional<Value> bytes;
   std::optional<Value> qp_context;     // the QPContext given at create_qp
   std::optional<Value> type_specific;  // ReceiveAndInvalidate: the invalidated token
+  std::optional<RuleId> rule;          // the rule that decided the request (abi/rules.h)
 };
 
 // One flow of a `traffic` step: `qps` connected QP pairs from node `src` to node `dst`, all

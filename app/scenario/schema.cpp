@@ -62,6 +62,15 @@ Json names_enum(const std::vector<const char*>& names) {
   return {{"enum", names}};
 }
 
+// Every rule ID of docs/spec-rules.tsv.
+Json rule_names() {
+  std::vector<const char*> names;
+  for (RuleId r : all_rules()) names.push_back(rule_name(r));
+  Json j = names_enum(names);
+  j["description"] = "the rule that decided the request (docs/behaviour.md)";
+  return j;
+}
+
 Json object_of(Json properties, std::vector<const char*> required) {
   Json o = {{"type", "object"}, {"additionalProperties", false}};
   if (!required.empty()) o["required"] = required;
@@ -140,7 +149,8 @@ Json definitions() {
                                {"status", ref("status")},
                                {"bytes", ref("value")},
                                {"qp_context", ref("value")},
-                               {"type_specific", ref("value")}},
+                               {"type_specific", ref("value")},
+                               {"rule", rule_names()}},
                               {});
   d["completion"] = completion;
   const Json bound = object_of({{"min", {{"type", "number"}}}, {"max", {{"type", "number"}}}}, {});

@@ -9,7 +9,9 @@
 #include "model/rnic/engines/send_queue.h"
 
 using rnic::CqeStatus;
+using rnic::Decision;
 using rnic::ReceiveQueue;
+using rnic::RuleId;
 
 namespace {
 
@@ -17,6 +19,7 @@ struct Request {
   uint64_t sequence = 0;
   bool done = false;
   CqeStatus status = CqeStatus::Success;
+  RuleId rule = RuleId::None;
   int id = 0;  // the test's name for it
 };
 
@@ -48,11 +51,11 @@ TEST_CASE("send queue: completions leave in posting order", "[unit][queues]") {
   post(queue, 3);
   CHECK(queue.size() == 3);
   CHECK_FALSE(queue.find(1)->done);
-  queue.finish(*queue.find(1), CqeStatus::Success, no_cancel);
+  queue.finish(*queue.find(1), Decision::ok(), no_cancel);
   CHECK(retire(queue).empty());  // #1 ended, but #0 still runs
   CHECK(queue.running_before(1));
   CHECK_FALSE(queue.running_before(0));
-  queue.finish(*queue.find(0), CqeStatus::Success, no_cancel);
+  queue.finish(*queue.find(0), Decision::ok(), no_cancel);
   const auto out = retire(queue);
   REQUIRE(out.size() == 2);
   CHECK(out[0].first == 0);
@@ -73,7 +76,9 @@ TEST_CASE("send queue: the earliest error completes, everything after it is canc
   std::vector<int> cancelled;
   auto on_cancel = [&](Request& r) { cancelled.push_back(r.id); };
   // #2 fails first (a local check, or an overtaking NAK) while #0 and #1 still run.
-  auto later = queue.finish(*queue.find(2), CqeStatus::LocalProtection, on_cancel);
+  auto later =
+      queue.finish(*queue.find(2),
+                   Decision::fail(CqeStatus::LocalProtection, RuleId::R5_read_sink_pd), on_cancel);
   CHECK(later.cancelled == 1);  // #3
   CHECK(later.errors_revoked == 0);
   CHECK(later.entered_error);
@@ -81,10 +86,14 @@ TEST_CASE("send queue: the earliest error completes, everything after it is canc
   CHECK(cancelled == std::vector<int>{3});
   CHECK(queue.error_pending());
   // Then #0 fails: #1 (running) and #2 (its error) complete CANCELLED; #3 already is.
-  auto earliest = queue.finish(*queue.find(0), CqeStatus::RemoteAccess, on_cancel);
+  auto earliest = queue.finish(
+      *queue.find(0), Decision::fail(CqeStatus::RemoteAccess, RuleId::R5_read_resp_tag), on_cancel);
   CHECK(earliest.cancelled == 2);
   CHECK(earliest.errors_revoked == 1);
   CHECK_FALSE(earliest.entered_error);
+  CHECK(queue.find(0)->rule == RuleId::R5_read_resp_tag);
+  CHECK(queue.find(1)->rule == RuleId::R4_error_flush_later);  // cancelled behind the error
+  CHECK(queue.find(2)->rule == RuleId::R4_error_flush_later);  // its own error revoked
   const auto out = retire(queue);
   REQUIRE(out.size() == 4);
   CHECK(out[0].second == CqeStatus::RemoteAccess);
@@ -99,15 +108,21 @@ TEST_CASE("send queue: a flush cancels everything not retired, a waiting success
           "[unit][queues]") {
   Queue queue;
   post(queue, 4);
-  queue.finish(*queue.find(1), CqeStatus::Success, no_cancel);  // waits behind #0
-  queue.finish(*queue.find(3), CqeStatus::Flush, no_cancel);     // already cancelled
+  queue.finish(*queue.find(1), Decision::ok(), no_cancel);  // waits behind #0
+  queue.finish(*queue.find(3), Decision::fail(CqeStatus::Flush, RuleId::R4_error_flush_later),
+               no_cancel);  // already cancelled
   int calls = 0;
-  CHECK(queue.flush_all([&](Request&) { ++calls; }) == 3);  // #0, #1, #2; not #3 again
+  CHECK(queue.flush_all(RuleId::R5_flush, [&](Request&) { ++calls; }) == 3);  // not #3 again
   CHECK(calls == 4);  // every request gives back what it holds
   CHECK(queue.in_error());
-  const auto out = retire(queue);
-  REQUIRE(out.size() == 4);
-  for (const auto& [id, status] : out) CHECK(status == CqeStatus::Flush);
+  std::vector<RuleId> rules;
+  queue.retire([&](const Request& r) {
+    CHECK(r.status == CqeStatus::Flush);
+    rules.push_back(r.rule);
+  });
+  // The flush names itself; #3 keeps the rule it was cancelled under.
+  CHECK(rules == std::vector<RuleId>{RuleId::R5_flush, RuleId::R5_flush, RuleId::R5_flush,
+                                     RuleId::R4_error_flush_later});
   CHECK(queue.empty());
 }
 
@@ -115,7 +130,7 @@ TEST_CASE("send queue: a QP made again starts clean only when nothing is queued"
           "[unit][queues]") {
   Queue queue;
   post(queue, 1);
-  queue.finish(*queue.find(0), CqeStatus::LocalLength, no_cancel);
+  queue.finish(*queue.find(0), Decision::fail(CqeStatus::LocalLength, RuleId::None), no_cancel);
   CHECK(queue.in_error());
   CHECK_FALSE(queue.reset_if_idle());  // the error completion has not left
   CHECK(queue.in_error());

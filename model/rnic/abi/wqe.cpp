@@ -3,8 +3,9 @@
 
 #include <cstring>
 
-#include "model/rnic/util/byte_order.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/abi/rules.h"
+#include "model/rnic/util/byte_order.h"
 
 namespace rnic {
 
@@ -79,6 +80,7 @@ void Cqe::encode(uint8_t* out) const {
   put_le<uint32_t>(out + 16, qpn);
   put_le<uint32_t>(out + 20, invalidated_token);
   put_le<uint32_t>(out + 24, wqe_index);
+  put_le<uint16_t>(out + 28, rule);
 }
 
 Cqe Cqe::decode(const uint8_t* in) {
@@ -92,6 +94,7 @@ Cqe Cqe::decode(const uint8_t* in) {
   c.qpn = get_le<uint32_t>(in + 16);
   c.invalidated_token = get_le<uint32_t>(in + 20);
   c.wqe_index = get_le<uint32_t>(in + 24);
+  c.rule = get_le<uint16_t>(in + 28);
   return c;
 }
 
@@ -110,14 +113,6 @@ CqeOpcode completion_opcode(WqeOpcode opcode) {
   return CqeOpcode::Send;
 }
 
-bool wqe_well_formed(const Wqe& wqe) {
-  const bool send = wqe.opcode == WqeOpcode::Send || wqe.opcode == WqeOpcode::SendInvalidate;
-  if ((wqe.flags & kWqeFlagSolicit) && !send) return false;
-  if (wqe.flags & kWqeFlagInline) {
-    if (!wqe.is_inline()) return false;
-    if (wqe.length > kMaxInlineBytes) return false;
-  }
-  return true;
-}
+bool wqe_well_formed(const Wqe& wqe) { return wqe_malformed_rule(wqe) == RuleId::None; }
 
 }  // namespace rnic

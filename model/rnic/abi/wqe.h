@@ -109,6 +109,10 @@ struct Cqe {
   // Bind, FastRegister, Invalidate: the device executed it and it changed the object (set also when
   // it completes CANCELLED behind an earlier error, R4.cancelled.undefined). Not in NDK_RESULT_EX.
   uint8_t took_effect = 0;
+  // The rule that decided the request (a RuleId of abi/rules.h; 0: none), a vendor field like
+  // mlx5's syndrome: the check that failed it, or the flush that cancelled it. Not in
+  // NDK_RESULT_EX.
+  uint16_t rule = 0;
 
   void encode(uint8_t* out) const;  // kCqeBytes
   static Cqe decode(const uint8_t* in);

@@ -136,36 +136,39 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   Pending* posted = find(qp, sequence);
   if (qp.queue.in_error()) {
     ++flushed_;
-    finish(qp, *posted, CqeStatus::Flush);
-  } else if (!context.valid || !context.connected || !wqe_well_formed(wqe)) {
-    // No usable QP context, or a malformed WQE (a flag its opcode does not define, inline data that
-    // does not fit): a local QP operation error, STATUS_INTERNAL_ERROR (R3.map.local_qp_op).
-    finish(qp, *posted, CqeStatus::LocalQpOperation);
+    finish(qp, *posted, Decision::fail(CqeStatus::Flush, RuleId::R4_error_flush_later));
+  } else if (!context.valid || !context.connected) {
+    // No usable QP context: a local QP operation error (R3.map.local_qp_op).
+    finish(qp, *posted, Decision::fail(CqeStatus::LocalQpOperation, RuleId::None));
+  } else if (const RuleId malformed = wqe_malformed_rule(wqe); malformed != RuleId::None) {
+    // A malformed WQE (a flag its opcode does not define, inline data that does not fit): a
+    // local QP operation error, STATUS_INTERNAL_ERROR (R3.map.local_qp_op).
+    finish(qp, *posted, Decision::fail(CqeStatus::LocalQpOperation, malformed));
   } else if (wqe.opcode == WqeOpcode::Read) {
     execute_read(qpn, qp, context, sequence, wqe, delay);
   } else if (wqe.opcode == WqeOpcode::Write || wqe.opcode == WqeOpcode::Send ||
              wqe.opcode == WqeOpcode::SendInvalidate) {
     execute_outbound(qpn, qp, context, sequence, wqe, delay);
   } else if (wqe.opcode == WqeOpcode::Bind) {
-    const CqeStatus status = execute_bind(qpn, context, wqe, trace_id, delay);
+    const Decision decision = execute_bind(qpn, context, wqe, trace_id, delay);
     if (Pending* p = find(qp, sequence)) {
-      p->took_effect = status == CqeStatus::Success;
-      finish(qp, *p, status);
+      p->took_effect = !decision.failed();
+      finish(qp, *p, decision);
     }
   } else if (wqe.opcode == WqeOpcode::FastRegister) {
-    const CqeStatus status = execute_fast_register(qpn, context, wqe, trace_id, delay);
+    const Decision decision = execute_fast_register(qpn, context, wqe, trace_id, delay);
     if (Pending* p = find(qp, sequence)) {
-      p->took_effect = status == CqeStatus::Success;
-      finish(qp, *p, status);
+      p->took_effect = !decision.failed();
+      finish(qp, *p, decision);
     }
   } else if (wqe.opcode == WqeOpcode::Invalidate) {
-    const CqeStatus status = execute_invalidate(qpn, context, wqe, trace_id, delay);
+    const Decision decision = execute_invalidate(qpn, context, wqe, trace_id, delay);
     Pending* p = find(qp, sequence);
-    if (p && status == CqeStatus::Success) p->took_effect = true;
-    if (p && !p->done) finish(qp, *p, status);
+    if (p && !decision.failed()) p->took_effect = true;
+    if (p && !p->done) finish(qp, *p, decision);
   } else {
     // Not executed by this version of the device: a local QP operation error.
-    finish(qp, *posted, CqeStatus::LocalQpOperation);
+    finish(qp, *posted, Decision::fail(CqeStatus::LocalQpOperation, RuleId::None));
   }
   retire(qpn, qp, delay);
 }
@@ -200,8 +203,8 @@ void Requester::note_progress(QpState& qp) {
   send_message(pool_, ready_isock, ready, delay);
 }
 
-bool Requester::sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay) {
-  if (p.sinks == 0) return true;
+Decision Requester::sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay) {
+  if (p.sinks == 0) return Decision::ok();
   // The sinks were checked in full when the read started. Their MRs may have been
   // deregistered, invalidated or re-registered since (R6.no_touch: no byte lands in memory the
   // token no longer allows): the checker's MPT generation says whether anything changed.
@@ -210,7 +213,7 @@ bool Requester::sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& 
   recheck.generation = p.mpt_generation;
   recheck.trace_id = p.trace_id;
   send_message(pool_, check_isock, recheck, delay);
-  if (!recheck.mpt_changed) return true;
+  if (!recheck.mpt_changed) return Decision::ok();
   for (uint32_t i = 0; i < p.sinks; ++i) {
     SinkSge& sink = p.sink[i];
     ProtectionRequest check;
@@ -221,23 +224,32 @@ bool Requester::sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& 
     check.va = sink.va;
     check.length = sink.length;
     check.access = p.sink_access;
+    check.checks = p.sink_checks;
     check.trace_id = p.trace_id;
     send_message(pool_, check_isock, check, delay);
-    if (check.status != CqeStatus::Success) return false;
+    if (check.status != CqeStatus::Success) return {check.status, check.rule};
     sink.region = check.region;
   }
-  return true;
+  return Decision::ok();
 }
 
-CqeStatus Requester::land_response(uint32_t qpn, Pending& p, const Packet& packet,
-                                   sc_core::sc_time& delay) {
-  if (packet.kind == PacketKind::Nak) return packet.syndrome;
+Decision Requester::land_response(uint32_t qpn, Pending& p, const Packet& packet,
+                                  sc_core::sc_time& delay) {
+  // A NAK carries the responder's decision: its status and the rule that decided.
+  if (packet.kind == PacketKind::Nak) return {packet.syndrome, packet.rule};
   // An acknowledgement answers a write or send; read data answers a read: anything else is a
-  // protocol error.
+  // protocol error (a model error: no rule).
   const bool read = p.opcode == WqeOpcode::Read;
-  if (packet.kind == PacketKind::Ack) return read ? CqeStatus::RemoteOperation : CqeStatus::Success;
-  if (!read || packet.payload.size() != p.bytes) return CqeStatus::RemoteOperation;
-  if (!sinks_still_allowed(qpn, p, delay)) return CqeStatus::LocalProtection;
+  const Decision protocol_error = Decision::fail(CqeStatus::RemoteOperation, RuleId::None);
+  if (packet.kind == PacketKind::Ack) {
+    if (read) return protocol_error;
+    if (p.opcode == WqeOpcode::Write) return Decision::ok(RuleId::R5_write_success);
+    return Decision::ok(p.opcode == WqeOpcode::SendInvalidate ? RuleId::R5_send_inv_success
+                                                               : RuleId::R5_send_success);
+  }
+  if (!read || packet.payload.size() != p.bytes) return protocol_error;
+  const Decision sinks = sinks_still_allowed(qpn, p, delay);
+  if (sinks.failed()) return sinks;
   uint64_t offset = 0;
   for (uint32_t i = 0; i < p.sinks; ++i) {
     const SinkSge& sink = p.sink[i];
@@ -246,17 +258,17 @@ CqeStatus Requester::land_response(uint32_t qpn, Pending& p, const Packet& packe
     translate_.length = sink.length;
     translate_.trace_id = p.trace_id;
     send_message(pool_, xlate_isock, translate_, delay);
-    if (!translate_.ok) return CqeStatus::LocalProtection;
+    if (!translate_.ok) return Decision::fail(CqeStatus::LocalProtection, RuleId::None);
     DmaRequest write;
     write.trace_id = p.trace_id;
     write.segments = &translate_.segments;
     write.data = const_cast<uint8_t*>(packet.payload.data()) + offset;
     send_message(pool_, write_isock, write, delay);
-    if (!write.ok) return CqeStatus::LocalProtection;
+    if (!write.ok) return Decision::fail(CqeStatus::LocalProtection, RuleId::None);
     offset += sink.length;
   }
   read_bytes_ += offset;
-  return CqeStatus::Success;
+  return Decision::ok();
 }
 
 void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -281,7 +293,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
       return;
     }
     p->awaiting_response = false;
-    finish(qp, *p, CqeStatus::RnrRetryExceeded);
+    finish(qp, *p, Decision::fail(CqeStatus::RnrRetryExceeded, RuleId::R5_send_no_receive));
     retire(packet->dst_qpn, qp, delay);
     return;
   }
@@ -294,8 +306,8 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
     read_ended(*p, now.value(), (config_.fast ? now + delay : now).value());
   }
   release_ord_slot(qp, *p, now + delay);
-  CqeStatus status = land_response(packet->dst_qpn, *p, *packet, delay);
-  if (status == CqeStatus::Success && p->opcode == WqeOpcode::Read &&
+  Decision decision = land_response(packet->dst_qpn, *p, *packet, delay);
+  if (!decision.failed() && p->opcode == WqeOpcode::Read &&
       (p->flags & kWqeFlagReadLocalInvalidate) &&
       (config_.adapter_flags & caps::kRdmaReadLocalInvalidateSupported) && p->sinks > 0) {
     // RDMA_READ_LOCAL_INVALIDATE: the read's success invalidates its first sink's token.
@@ -306,9 +318,9 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
     invalidate.qpn = packet->dst_qpn;
     invalidate.trace_id = p->trace_id;
     send_message(pool_, check_isock, invalidate, delay);
-    if (invalidate.status != CqeStatus::Success) status = CqeStatus::LocalProtection;
+    if (invalidate.status != CqeStatus::Success) decision = {invalidate.status, invalidate.rule};
   }
-  finish(qp, *p, status);
+  finish(qp, *p, decision);
   retire(packet->dst_qpn, qp, delay);
 }
 
@@ -319,12 +331,12 @@ void Requester::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   QpState& qp = state(event->qpn);
   if (qp.queue.in_error()) return;
   // The responder side of this QP failed: flush everything not finished yet.
-  flush_all(qp);
+  flush_all(qp, RuleId::R4_error_flush_later);
   retire(event->qpn, qp, delay);
 }
 
-void Requester::flush_all(QpState& qp) {
-  flushed_ += qp.queue.flush_all([&](Pending& p) { cancel(qp, p); });
+void Requester::flush_all(QpState& qp, RuleId rule) {
+  flushed_ += qp.queue.flush_all(rule, [&](Pending& p) { cancel(qp, p); });
   note_progress(qp);
 }
 
@@ -342,7 +354,7 @@ void Requester::close(uint32_t qpn, sc_core::sc_time& delay) {
   // Every request of the QP ahead of the marker completes (flushed, if the driver did not
   // flush first); the marker then follows their completions through the completion engine.
   QpState& qp = state(qpn);
-  flush_all(qp);
+  flush_all(qp, RuleId::R5_flush);
   retire(qpn, qp, delay);
   CompletionRecord record;
   record.close = true;
@@ -356,7 +368,7 @@ void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   if (change && change->kind == ContextKind::QpFlush) {
     // Flush(qp): every pending request completes CANCELLED, later ones too (error state).
     QpState& qp = state(change->index);
-    flush_all(qp);
+    flush_all(qp, RuleId::R5_flush);
     sc_core::sc_time d = delay;
     retire(change->index, qp, d);
   } else if (change && change->kind == ContextKind::Qpc) {
@@ -367,9 +379,10 @@ void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void Requester::finish(QpState& qp, Pending& p, CqeStatus status) {
+void Requester::finish(QpState& qp, Pending& p, Decision decision) {
+  const CqeStatus status = decision.status;
   if (is_error_status(status)) ++errors_;
-  const auto outcome = qp.queue.finish(p, status, [&](Pending& later) { cancel(qp, later); });
+  const auto outcome = qp.queue.finish(p, decision, [&](Pending& later) { cancel(qp, later); });
   flushed_ += outcome.cancelled;
   errors_.value -= outcome.errors_revoked;  // errors behind this one complete CANCELLED
   // The whole QP enters the error state: its responder side flushes the posted receives and refuses
@@ -391,6 +404,7 @@ void Requester::retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
     record.cqe.qpn = qpn;
     record.cqe.wqe_index = p.wqe_index;
     record.cqe.took_effect = p.took_effect ? 1 : 0;
+    record.cqe.rule = uint16_t(p.rule);
     record.trace_id = p.trace_id;
     sc_core::sc_time d = delay;
     send_message(pool_, cq_isock, record, d);

@@ -81,11 +81,13 @@ class Requester : public sc_core::sc_module {
     uint64_t started_ps = 0;      // execution start (absolute)
     uint64_t sent_ps = 0;         // request handed to the port (absolute)
     CqeStatus status = CqeStatus::Success;
+    RuleId rule = RuleId::None;  // the rule that decided it (Cqe::rule)
     // Bind/FastRegister/Invalidate changed the object (R4.cancelled.undefined)
     bool took_effect = false;
     uint32_t bytes = 0;
     uint8_t sinks = 0;
     uint16_t sink_access = 0;  // rights the sinks were checked for
+    CheckList sink_checks = CheckList::ReadSink;  // and whose checks
     std::array<SinkSge, kMaxSge> sink{};
     uint32_t first_sink_token = 0;  // RDMA_READ_LOCAL_INVALIDATE target
     uint32_t pd = 0;                // the QP's PD when the sinks were checked
@@ -134,26 +136,28 @@ class Requester : public sc_core::sc_module {
   // Fills tx_packet_'s header for a request of this QP (the payload is the caller's).
   void start_request(PacketKind kind, uint32_t qpn, const QpcEntry& qpc, uint64_t sequence,
                      const Wqe& wqe, uint64_t length);
-  CqeStatus execute_bind(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint64_t trace_id,
-                         sc_core::sc_time& delay);
-  CqeStatus execute_fast_register(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
-                                  uint64_t trace_id, sc_core::sc_time& delay);
-  CqeStatus execute_invalidate(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
-                               uint64_t trace_id, sc_core::sc_time& delay);
-  // Local SGE checks; fills p.sink (regions) and returns the total length, or fails.
-  CqeStatus check_sgl(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint16_t access,
-                      Pending& p, uint64_t* total, sc_core::sc_time& delay);
-  void flush_all(QpState& qp);
+  Decision execute_bind(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint64_t trace_id,
+                        sc_core::sc_time& delay);
+  Decision execute_fast_register(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
+                                 uint64_t trace_id, sc_core::sc_time& delay);
+  Decision execute_invalidate(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe,
+                              uint64_t trace_id, sc_core::sc_time& delay);
+  // Local SGE checks of `checks` (a read's sinks, or a source); fills p.sink (regions) and
+  // returns the total length, or fails.
+  Decision check_sgl(uint32_t qpn, const QpcEntry& qpc, const Wqe& wqe, uint16_t access,
+                     CheckList checks, Pending& p, uint64_t* total, sc_core::sc_time& delay);
+  // Every request not retired completes CANCELLED under `rule`.
+  void flush_all(QpState& qp, RuleId rule);
   // What a cancelled request gives back: its read slot, its ORD slot.
   void cancel(QpState& qp, Pending& p);
   // The close marker of `qpn` (WorkRequest::close): see ContextKind::QpClose.
   void close(uint32_t qpn, sc_core::sc_time& delay);
-  CqeStatus land_response(uint32_t qpn, Pending& p, const Packet& packet, sc_core::sc_time& delay);
+  Decision land_response(uint32_t qpn, Pending& p, const Packet& packet, sc_core::sc_time& delay);
   // Do the sinks checked when the read started still pass? (a generation compare, and a full
-  // check only if the MPT changed meanwhile)
-  bool sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay);
-  // Ends `p` with `status`; an error also flushes every later request of the QP.
-  void finish(QpState& qp, Pending& p, CqeStatus status);
+  // check only if the MPT changed meanwhile): the failing check's decision, or a success.
+  Decision sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay);
+  // Ends `p` with `decision`; an error also flushes every later request of the QP.
+  void finish(QpState& qp, Pending& p, Decision decision);
   void retire(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
   // Can `wqe` start now? If not, records in `qp` what it waits for (ORD: fewer reads
   // outstanding than the QP's ORD; READ_FENCE: none; Invalidate: every earlier request done).

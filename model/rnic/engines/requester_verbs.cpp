@@ -7,10 +7,12 @@
 
 namespace rnic {
 
-CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
-                               uint16_t access, Pending& p, uint64_t* total,
-                               sc_core::sc_time& delay) {
-  if (wqe.nsge > config_.qp.max_sge || wqe.nsge > kMaxSge) return CqeStatus::LocalQpOperation;
+Decision Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                              uint16_t access, CheckList checks, Pending& p, uint64_t* total,
+                              sc_core::sc_time& delay) {
+  // The driver's inline limits, repeated for a WQE that did not come through it.
+  if (wqe.nsge > config_.qp.max_sge || wqe.nsge > kMaxSge)
+    return Decision::fail(CqeStatus::LocalQpOperation, RuleId::R4_inline_sge_count);
   *total = 0;
   p.sinks = 0;
   p.pd = context.pd;
@@ -25,9 +27,11 @@ CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe&
     check.va = sge.addr;
     check.length = sge.length;
     check.access = access;
+    check.checks = checks;
     check.trace_id = p.trace_id;
     send_message(pool_, check_isock, check, delay);
-    if (check.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+    if (check.status != CqeStatus::Success)
+      return Decision::fail(CqeStatus::LocalProtection, check.rule);
     if (p.sinks == 0) {
       p.first_sink_token = sge.token;
       p.mpt_generation = check.generation;  // the earliest: a later change is then seen
@@ -35,9 +39,11 @@ CqeStatus Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe&
     p.sink[p.sinks++] = SinkSge{check.region, sge.addr, sge.length, sge.token};
     *total += sge.length;
   }
-  if (*total > config_.qp.max_transfer_bytes) return CqeStatus::LocalLength;
+  if (*total > config_.qp.max_transfer_bytes)
+    return Decision::fail(CqeStatus::LocalLength, RuleId::R4_inline_total_length);
   p.sink_access = access;
-  return CqeStatus::Success;
+  p.sink_checks = checks;
+  return Decision::ok();
 }
 
 void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
@@ -48,9 +54,10 @@ void Requester::execute_read(uint32_t qpn, QpState& qp, const QpcEntry& context,
   uint16_t access = kAccessLocalWrite;
   if (!(config_.adapter_flags & caps::kRdmaReadSinkNotRequired)) access |= kAccessReadSink;
   uint64_t total = 0;
-  const CqeStatus checked = check_sgl(qpn, context, wqe, access, *p, &total, delay);
+  const Decision checked =
+      check_sgl(qpn, context, wqe, access, CheckList::ReadSink, *p, &total, delay);
   p = find(qp, sequence);
-  if (checked != CqeStatus::Success) {
+  if (checked.failed()) {
     finish(qp, *p, checked);
     return;
   }
@@ -93,11 +100,12 @@ void Requester::start_request(PacketKind kind, uint32_t qpn, const QpcEntry& con
   tx_packet_.remote_token = wqe.remote_token;
   tx_packet_.length = uint32_t(length);
   tx_packet_.syndrome = CqeStatus::Success;
+  tx_packet_.rule = RuleId::None;
   tx_packet_.invalidate = false;
 }
 
-CqeStatus Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
-                                  uint64_t trace_id, sc_core::sc_time& delay) {
+Decision Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                                 uint64_t trace_id, sc_core::sc_time& delay) {
   ProtectionRequest bind;
   bind.trace_id = trace_id;
   bind.op = ProtectionOp::Bind;
@@ -111,7 +119,7 @@ CqeStatus Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const W
   bind.zero_based = wqe.zero_based ? 1 : 0;
   send_message(pool_, check_isock, bind, delay);
   if (bind.status == CqeStatus::Success) ++binds_;
-  return bind.status == CqeStatus::Success ? CqeStatus::Success : CqeStatus::MwBind;
+  return {bind.status, bind.rule};
 }
 
 void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& context,
@@ -126,8 +134,8 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
     tx_packet_.payload.assign(wqe.inline_data.begin(), wqe.inline_data.begin() + total);
   } else {
     // Source SGEs: local read is always granted, so only key, PD and range are checked.
-    const CqeStatus checked = check_sgl(qpn, context, wqe, 0, *p, &total, delay);
-    if (checked != CqeStatus::Success) {
+    const Decision checked = check_sgl(qpn, context, wqe, 0, CheckList::Source, *p, &total, delay);
+    if (checked.failed()) {
       finish(qp, *p, checked);
       return;
     }
@@ -150,7 +158,7 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
       send_message(pool_, read_isock, read, delay);
     }
     if (!translate_.ok || !read.ok) {
-      finish(qp, *p, CqeStatus::LocalProtection);
+      finish(qp, *p, Decision::fail(CqeStatus::LocalProtection, RuleId::None));  // model error
       return;
     }
     offset += source.length;
@@ -173,8 +181,8 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
   send_message(pool_, tx_isock, tx_packet_, delay);
 }
 
-CqeStatus Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
-                                           uint64_t trace_id, sc_core::sc_time& delay) {
+Decision Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                                          uint64_t trace_id, sc_core::sc_time& delay) {
   ProtectionRequest req;
   req.trace_id = trace_id;
   req.op = ProtectionOp::FastRegisterCheck;
@@ -187,8 +195,9 @@ CqeStatus Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context
   req.page_count = wqe.page_count;
   req.fbo = wqe.fbo;
   send_message(pool_, check_isock, req, delay);
-  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
-  // The device reads the page array by DMA and writes the translation entries.
+  if (req.status != CqeStatus::Success) return {req.status, req.rule};
+  // The device reads the page array by DMA and writes the translation entries; an unaligned
+  // page address, the last check, fails it there (R5.fr.page_align).
   PageListLoad load;
   load.page_list = wqe.page_list;
   load.count = wqe.page_count;
@@ -196,16 +205,16 @@ CqeStatus Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context
   load.page_shift = 12;
   load.trace_id = trace_id;
   send_message(pool_, xlate_isock, load, delay);
-  if (!load.ok) return CqeStatus::LocalProtection;
+  if (!load.ok) return Decision::fail(CqeStatus::LocalProtection, load.rule);
   req.op = ProtectionOp::FastRegisterCommit;
   send_message(pool_, check_isock, req, delay);
-  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
+  if (req.status != CqeStatus::Success) return {req.status, req.rule};
   ++fast_registers_;
-  return CqeStatus::Success;
+  return Decision::ok(RuleId::R5_fr_success);
 }
 
-CqeStatus Requester::execute_invalidate(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
-                                        uint64_t trace_id, sc_core::sc_time& delay) {
+Decision Requester::execute_invalidate(uint32_t qpn, const QpcEntry& context, const Wqe& wqe,
+                                       uint64_t trace_id, sc_core::sc_time& delay) {
   // Every earlier request of the QP has finished: the fetcher hands it over only then.
   ProtectionRequest req;
   req.trace_id = trace_id;
@@ -215,9 +224,8 @@ CqeStatus Requester::execute_invalidate(uint32_t qpn, const QpcEntry& context, c
   req.pd = context.pd;
   req.qpn = qpn;
   send_message(pool_, check_isock, req, delay);
-  if (req.status != CqeStatus::Success) return CqeStatus::LocalProtection;
-  ++invalidates_;
-  return CqeStatus::Success;
+  if (req.status == CqeStatus::Success) ++invalidates_;
+  return {req.status, req.rule};
 }
 
 }  // namespace rnic

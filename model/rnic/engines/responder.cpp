@@ -64,9 +64,10 @@ void Responder::enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core:
   send_message(pool_, qp_event_isock, event, d);
 }
 
-CqeStatus Responder::check_and_translate(const Packet& request, const QpcEntry& qpc,
-                                         uint16_t access, sc_core::sc_time& delay) {
-  if (request.length > config_.qp.max_transfer_bytes) return CqeStatus::RemoteInvalidRequest;
+Decision Responder::check_and_translate(const Packet& request, const QpcEntry& qpc,
+                                        uint16_t access, sc_core::sc_time& delay) {
+  if (request.length > config_.qp.max_transfer_bytes)  // the adapter's MaxTransferLength
+    return Decision::fail(CqeStatus::RemoteInvalidRequest, RuleId::R4_inline_total_length);
   ProtectionRequest check;
   check.op = ProtectionOp::RemoteAccess;
   check.token = request.remote_token;
@@ -80,7 +81,7 @@ CqeStatus Responder::check_and_translate(const Packet& request, const QpcEntry& 
   send_message(pool_, check_isock, check, delay);
   if (check.status != CqeStatus::Success) {
     ++access_errors_;
-    return CqeStatus::RemoteAccess;
+    return Decision::fail(CqeStatus::RemoteAccess, check.rule);
   }
   translate_.region = check.region;
   translate_.va = check.target_va;
@@ -88,32 +89,34 @@ CqeStatus Responder::check_and_translate(const Packet& request, const QpcEntry& 
   translate_.trace_id = request.trace_id;
   translate_.side = EngineSide::Responder;
   send_message(pool_, xlate_isock, translate_, delay);
-  return translate_.ok ? CqeStatus::Success : CqeStatus::RemoteAccess;
+  return translate_.ok ? Decision::ok() : Decision::fail(CqeStatus::RemoteAccess, RuleId::None);
 }
 
-CqeStatus Responder::serve_write(const Packet& request, const QpcEntry& qpc,
-                                 sc_core::sc_time& delay) {
+Decision Responder::serve_write(const Packet& request, const QpcEntry& qpc,
+                                sc_core::sc_time& delay) {
   ++write_requests_;
-  if (request.length == 0) return CqeStatus::Success;  // zero-length: no key checks
-  if (request.payload.size() != request.length) return CqeStatus::RemoteInvalidRequest;
-  const CqeStatus status = check_and_translate(request, qpc, kAccessRemoteWrite, delay);
-  if (status != CqeStatus::Success) return status;
+  // A zero-length write moves nothing: no key checks, as for a read (R5.read.zero_length).
+  if (request.length == 0) return Decision::ok(RuleId::R5_write_success);
+  if (request.payload.size() != request.length)
+    return Decision::fail(CqeStatus::RemoteInvalidRequest, RuleId::None);
+  const Decision checked = check_and_translate(request, qpc, kAccessRemoteWrite, delay);
+  if (checked.failed()) return checked;
   DmaRequest write;
   write.segments = &translate_.segments;
   write.data = const_cast<uint8_t*>(request.payload.data());
   write.trace_id = request.trace_id;
   send_message(pool_, write_isock, write, delay);
-  if (!write.ok) return CqeStatus::RemoteOperation;
+  if (!write.ok) return Decision::fail(CqeStatus::RemoteOperation, RuleId::None);
   write_bytes_ += request.length;
-  return CqeStatus::Success;
+  return Decision::ok(RuleId::R5_write_success);
 }
 
-CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
-                                sc_core::sc_time& delay) {
+Decision Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
+                               sc_core::sc_time& delay) {
   ++requests_;
-  if (request.length == 0) return CqeStatus::Success;  // no key checks (R5.read.zero_length)
-  const CqeStatus status = check_and_translate(request, qpc, kAccessRemoteRead, delay);
-  if (status != CqeStatus::Success) return status;
+  if (request.length == 0) return Decision::ok();  // no key checks (R5.read.zero_length)
+  const Decision checked = check_and_translate(request, qpc, kAccessRemoteRead, delay);
+  if (checked.failed()) return checked;
 
   // IRD: at most `ird` reads of this QP in service; a slot is held until the data is read.
   const sc_core::sc_time now = sim_time(*this);
@@ -132,9 +135,9 @@ CqeStatus Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSt
   }
   qp.in_service.release(now + delay);
   ird_in_use_.hold(now.value(), start.value(), (now + delay).value());
-  if (!read.ok) return CqeStatus::RemoteOperation;
+  if (!read.ok) return Decision::fail(CqeStatus::RemoteOperation, RuleId::None);
   bytes_ += request.length;
-  return CqeStatus::Success;
+  return Decision::ok();
 }
 
 void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -162,12 +165,12 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
 
   QpcEntry qpc_entry;
   const QpcEntry* qpc = this->qpc(qpn, &qpc_entry, delay, request->trace_id);
-  CqeStatus status;
+  Decision decision;
   bool rnr = false;
   bool served = false;  // reached serve_*: counted in read_service_ns if a read
   if (!qpc || !qpc->valid || !qpc->connected || qpc->peer_node != request->src_node ||
       qpc->peer_qpn != request->src_qpn) {
-    status = CqeStatus::RemoteInvalidRequest;  // not a connection of ours
+    decision = Decision::fail(CqeStatus::RemoteInvalidRequest, RuleId::None);  // not ours
   } else {
     QpState& qp = qps_[qpn];
     const uint32_t ird = std::max<uint32_t>(1, std::min(qpc->ird, config_.qp.max_ird));
@@ -178,27 +181,29 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
     if (qp.receives.in_error()) {
       // A QP in the error state drops incoming packets (IB); the requester's retries then run
       // out. The retransmissions are not simulated one by one, only their outcome.
-      status = CqeStatus::RetryExceeded;
+      decision = Decision::fail(CqeStatus::RetryExceeded, RuleId::R5_peer_error);
     } else {
       const QpcEntry context = *qpc;
       served = true;
-      status = send    ? serve_send(*request, context, qp, &rnr, delay)
-               : write ? serve_write(*request, context, delay)
-                       : serve_read(*request, context, qp, delay);
+      decision = send    ? serve_send(*request, context, qp, &rnr, delay)
+                 : write ? serve_write(*request, context, delay)
+                         : serve_read(*request, context, qp, delay);
       // A remote access error moves both QPs to the error state (R5.read.error.both_qps).
-      if (status != CqeStatus::Success) enter_error(qpn, qp, status, delay);
+      if (decision.failed()) enter_error(qpn, qp, decision.status, delay);
     }
   }
   if (rnr) {
     response_.kind = PacketKind::RnrNak;
     response_.payload.clear();
-  } else if (status != CqeStatus::Success) {
+  } else if (decision.failed()) {
     ++naks_;
     response_.kind = PacketKind::Nak;
-    response_.syndrome = status;
+    response_.syndrome = decision.status;
+    response_.rule = decision.rule;
     response_.payload.clear();
   } else {
     response_.syndrome = CqeStatus::Success;
+    response_.rule = RuleId::None;
   }
   if (trace_.on()) {
     trace_.slice(send    ? "serve send"

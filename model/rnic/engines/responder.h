@@ -74,22 +74,22 @@ class Responder : public sc_core::sc_module {
   const QpcEntry* qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
                       uint64_t trace_id = 0);
   // Consumes the next receive for a send; sets *rnr when none is posted.
-  CqeStatus serve_send(const Packet& request, const QpcEntry& qpc, QpState& qp, bool* rnr,
-                       sc_core::sc_time& delay);
+  Decision serve_send(const Packet& request, const QpcEntry& qpc, QpState& qp, bool* rnr,
+                      sc_core::sc_time& delay);
   // The receive-side checks and data landing of serve_send.
-  CqeStatus land_send(const Packet& request, const QpcEntry& qpc, const Wqe& receive,
-                      Cqe& cqe, sc_core::sc_time& delay);
+  Decision land_send(const Packet& request, const QpcEntry& qpc, const Wqe& receive,
+                     Cqe& cqe, sc_core::sc_time& delay);
   void complete(const QpcEntry& qpc, const Cqe& cqe, sc_core::sc_time& delay,
                 uint64_t trace_id = 0);
   // Error state: every posted receive completes with a flush status.
   void flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& delay);
   // Fills response_.payload with the requested bytes; returns the status to answer with.
-  CqeStatus serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
-                       sc_core::sc_time& delay);
-  CqeStatus serve_write(const Packet& request, const QpcEntry& qpc, sc_core::sc_time& delay);
+  Decision serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
+                      sc_core::sc_time& delay);
+  Decision serve_write(const Packet& request, const QpcEntry& qpc, sc_core::sc_time& delay);
   // Remote key check + translation of [remote_addr, +length) with `access`.
-  CqeStatus check_and_translate(const Packet& request, const QpcEntry& qpc, uint16_t access,
-                                sc_core::sc_time& delay);
+  Decision check_and_translate(const Packet& request, const QpcEntry& qpc, uint16_t access,
+                               sc_core::sc_time& delay);
   void enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay);
   Wqe read_receive(const QpcEntry& qpc, uint32_t index, sc_core::sc_time& delay);
 

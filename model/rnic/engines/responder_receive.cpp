@@ -54,6 +54,7 @@ void Responder::flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& dela
     const Wqe receive = read_receive(context, index, delay);
     Cqe cqe;
     cqe.status = CqeStatus::Flush;
+    cqe.rule = uint16_t(RuleId::R4_error_flush_receives);
     cqe.opcode = CqeOpcode::Receive;
     cqe.wr_id = receive.wr_id;
     cqe.qpn = qpn;
@@ -63,17 +64,20 @@ void Responder::flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& dela
   }
 }
 
-CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, const Wqe& receive,
-                               Cqe& cqe, sc_core::sc_time& delay) {
+Decision Responder::land_send(const Packet& request, const QpcEntry& context, const Wqe& receive,
+                              Cqe& cqe, sc_core::sc_time& delay) {
+  // The receive's completion and the sender's (the NAK) name the same rule.
+  auto fail = [&cqe](CqeStatus receiver, CqeStatus sender, RuleId rule) {
+    cqe.status = receiver;
+    cqe.rule = uint16_t(rule);
+    return Decision::fail(sender, rule);
+  };
   const uint64_t length = request.payload.size();
-  if (receive.nsge > kMaxSge || receive.nsge > config_.qp.max_sge) {
-    cqe.status = CqeStatus::LocalQpOperation;
-    return CqeStatus::RemoteOperation;
-  }
-  if (length > receive.sgl_length()) {
-    cqe.status = CqeStatus::LocalLength;  // receive buffer too small (R5.send.overrun)
-    return CqeStatus::RemoteInvalidRequest;
-  }
+  if (receive.nsge > kMaxSge || receive.nsge > config_.qp.max_sge)
+    return fail(CqeStatus::LocalQpOperation, CqeStatus::RemoteOperation,
+                RuleId::R4_inline_sge_count);
+  if (length > receive.sgl_length())  // receive buffer too small
+    return fail(CqeStatus::LocalLength, CqeStatus::RemoteInvalidRequest, RuleId::R5_send_overrun);
   // Check every receive SGE the data reaches before moving a byte.
   std::array<ProtectionRequest, kMaxSge> checks;
   uint64_t left = length;
@@ -90,12 +94,11 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, c
     check.va = sge.addr;
     check.length = sge.length;
     check.access = kAccessLocalWrite;
+    check.checks = CheckList::ReceiveSge;
     check.trace_id = request.trace_id;
     send_message(pool_, check_isock, check, delay);
-    if (check.status != CqeStatus::Success) {
-      cqe.status = CqeStatus::LocalProtection;
-      return CqeStatus::RemoteOperation;
-    }
+    if (check.status != CqeStatus::Success)
+      return fail(CqeStatus::LocalProtection, CqeStatus::RemoteOperation, check.rule);
     left -= std::min<uint64_t>(left, sge.length);
   }
   uint64_t offset = 0;
@@ -112,10 +115,8 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, c
     write.segments = &translate_.segments;
     write.data = const_cast<uint8_t*>(request.payload.data()) + offset;
     if (translate_.ok) send_message(pool_, write_isock, write, delay);
-    if (!translate_.ok || !write.ok) {
-      cqe.status = CqeStatus::LocalProtection;
-      return CqeStatus::RemoteOperation;
-    }
+    if (!translate_.ok || !write.ok)  // a model error: no rule
+      return fail(CqeStatus::LocalProtection, CqeStatus::RemoteOperation, RuleId::None);
     offset += n;
   }
   if (request.invalidate) {
@@ -128,25 +129,28 @@ CqeStatus Responder::land_send(const Packet& request, const QpcEntry& context, c
     invalidate.trace_id = request.trace_id;
     send_message(pool_, check_isock, invalidate, delay);
     if (invalidate.status != CqeStatus::Success) {
-      // An invalid token in a SendAndInvalidate fails the receiver's QP (R5.send_inv.invalid).
-      cqe.status = CqeStatus::LocalProtection;
-      return CqeStatus::RemoteInvalidRequest;
+      // An invalid token in a SendAndInvalidate fails the receiver's QP (R5.send_inv.invalid):
+      // the rule is the Invalidate check that refused it.
+      return fail(CqeStatus::LocalProtection, CqeStatus::RemoteInvalidRequest, invalidate.rule);
     }
     cqe.opcode = CqeOpcode::ReceiveInvalidate;
     cqe.invalidated_token = request.remote_token;
+    cqe.rule = uint16_t(RuleId::R5_send_inv_success);
+  } else {
+    cqe.rule = uint16_t(RuleId::R5_send_success);
   }
   cqe.byte_count = uint32_t(length);
-  return CqeStatus::Success;
+  return Decision::ok();
 }
 
-CqeStatus Responder::serve_send(const Packet& request, const QpcEntry& context, QpState& qp,
-                                bool* rnr, sc_core::sc_time& delay) {
+Decision Responder::serve_send(const Packet& request, const QpcEntry& context, QpState& qp,
+                               bool* rnr, sc_core::sc_time& delay) {
   ++send_requests_;
   uint32_t index = 0;
   if (!qp.receives.take(context.rq_depth, &index)) {
     ++rnr_naks_;
     *rnr = true;
-    return CqeStatus::Success;
+    return Decision::ok();
   }
   ++receives_;
   const Wqe receive = read_receive(context, index, delay);
@@ -155,10 +159,10 @@ CqeStatus Responder::serve_send(const Packet& request, const QpcEntry& context, 
   cqe.wr_id = receive.wr_id;
   cqe.qpn = request.dst_qpn;
   cqe.wqe_index = index;
-  const CqeStatus status = land_send(request, context, receive, cqe, delay);
+  const Decision decision = land_send(request, context, receive, cqe, delay);
   // The receive completes before the QP (on an error) flushes the receives after it.
   complete(context, cqe, delay, request.trace_id);
-  return status;
+  return decision;
 }
 
 }  // namespace rnic

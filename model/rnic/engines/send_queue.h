@@ -6,8 +6,9 @@
 // flush cancels everything not yet completed, a request that ended well but waits included.
 //
 // `Entry` is the engine's record of one request; the queue needs its `sequence` (set by
-// post), `done` and `status`. Cancelling calls back into the engine first (`on_cancel`), so it
-// can give back what the request held (an ORD slot, a read in flight).
+// post), `done`, `status` and `rule` (the rule that decided it). Cancelling calls back into
+// the engine first (`on_cancel`), so it can give back what the request held (an ORD slot, a
+// read in flight).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <memory>
 #include <utility>
 
+#include "model/rnic/abi/rules.h"
 #include "model/rnic/abi/wqe.h"
 
 namespace rnic {
@@ -59,14 +61,15 @@ class SendQueue {
     return &entries_[size_t(sequence - first)];
   }
 
-  // Ends `entry` with `status`. An error cancels every later request and puts the QP in the
-  // error state.
+  // Ends `entry` with `decision`. An error cancels every later request and puts the QP in the
+  // error state: they complete CANCELLED under R4.error.flush_later.
   template <typename OnCancel>
-  Outcome finish(Entry& entry, CqeStatus status, OnCancel&& on_cancel) {
+  Outcome finish(Entry& entry, Decision decision, OnCancel&& on_cancel) {
     entry.done = true;
-    entry.status = status;
+    entry.status = decision.status;
+    entry.rule = decision.rule;
     Outcome outcome;
-    if (!is_error_status(status)) return outcome;
+    if (!is_error_status(decision.status)) return outcome;
     // Completions leave in posting order, so the error completion is that of the earliest
     // failed request: a later one can fail first (a local check, an overtaking NAK) while an
     // earlier read still waits, and is then cancelled when the earlier one fails.
@@ -77,6 +80,7 @@ class SendQueue {
       if (later.done && is_error_status(later.status)) ++outcome.errors_revoked;
       later.done = true;
       later.status = CqeStatus::Flush;
+      later.rule = RuleId::R4_error_flush_later;
     }
     outcome.entered_error = !error_;
     error_ = true;
@@ -84,16 +88,18 @@ class SendQueue {
   }
 
   // Flush: the QP enters the error state and every request not yet retired completes
-  // CANCELLED, one that ended well but waits behind a running one included (only CANCELLED
-  // may follow a CANCELLED). Returns how many were cancelled (not counting those that had
-  // already ended with an error or a flush).
+  // CANCELLED under `rule` (R5.flush for the verb, R4.error.flush_later for the peer's error),
+  // one that ended well but waits behind a running one included (only CANCELLED may follow a
+  // CANCELLED). Returns how many were cancelled (not counting those that had already ended
+  // with an error or a flush).
   template <typename OnCancel>
-  uint32_t flush_all(OnCancel&& on_cancel) {
+  uint32_t flush_all(RuleId rule, OnCancel&& on_cancel) {
     error_ = true;
     uint32_t cancelled = 0;
     for (Entry& entry : entries_) {
       if (!entry.done || entry.status == CqeStatus::Success) ++cancelled;
       on_cancel(entry);
+      if (entry.status != CqeStatus::Flush || !entry.done) entry.rule = rule;
       entry.done = true;
       entry.status = CqeStatus::Flush;
     }

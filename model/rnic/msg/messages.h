@@ -10,6 +10,7 @@
 
 #include "model/rnic/abi/bar.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/abi/rules.h"
 #include "model/rnic/abi/wqe.h"
 #include "model/rnic/msg/dma.h"
 #include "model/rnic/msg/engine_side.h"
@@ -97,6 +98,8 @@ struct ProtectionRequest {
   uint64_t va = 0;      // start of the access (zero-based windows: offset)
   uint64_t length = 0;
   uint16_t access = 0;  // MptAccess bits the access needs
+  // LocalAccess: whose checks (a read's sink, a write's or send's source, a receive SGE)
+  CheckList checks = CheckList::ReadSink;
   // Bind only
   uint32_t mr_token = 0;
   uint16_t rights = 0;   // MptAccess bits the window (Bind) or region (FastRegister) grants
@@ -108,6 +111,7 @@ struct ProtectionRequest {
   uint32_t fbo = 0;
   // Results
   CqeStatus status = CqeStatus::Success;
+  RuleId rule = RuleId::None;  // the rule that decided (abi/rules.h)
   Region region;
   uint64_t target_va = 0;  // the absolute VA accessed (differs from va for zero-based windows)
   uint32_t new_token = 0;  // Bind: the window's token
@@ -131,6 +135,7 @@ struct PageListLoad {
   uint32_t mtt_index = 0;
   uint8_t page_shift = 12;
   bool ok = false;
+  RuleId rule = RuleId::None;  // a refusal's rule (R5.fr.page_align)
   uint64_t trace_id = 0;  // the work request asking (tracing only)
 };
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/config/config.h"
+#include "model/rnic/abi/rules.h"
 #include "model/rnic/abi/wqe.h"
 
 namespace rnic {
@@ -35,6 +36,7 @@ struct Packet {
   uint32_t remote_token = 0;
   uint32_t length = 0;    // requested / carried bytes
   CqeStatus syndrome = CqeStatus::Success;  // Nak: why
+  RuleId rule = RuleId::None;  // Nak: the responder's rule that decided (abi/rules.h)
   bool invalidate = false;  // SendRequest: invalidate remote_token at the receiver
   uint64_t trace_id = 0;    // the requester's work request (tracing only; not on the wire)
   std::vector<uint8_t> payload;

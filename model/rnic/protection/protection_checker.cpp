@@ -37,6 +37,22 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
           stats.add_occupancy("misses_outstanding", "misses",
                               "entry reads in flight (at most mpt.max_outstanding_misses)")) {
   check_stage_.set_contention(!config.fast);
+  // A counter per rule of every check list (the page list's alignment is the MTT's), and per
+  // success rule.
+  decided_.assign(all_rules().size() + 1, nullptr);
+  auto add_decided = [&](RuleId rule) {
+    Counter*& c = decided_[size_t(rule)];
+    if (c) return;
+    c = &stats.add(std::string("decided.") + rule_name(rule), "requests",
+                   "checks this rule decided (docs/behaviour.md)");
+  };
+  for (size_t l = 0; l < kCheckListCount; ++l) {
+    for (RuleId rule : checks_of(CheckList(l)))
+      if (rule != RuleId::R5_fr_page_align) add_decided(rule);
+  }
+  for (RuleId rule : {RuleId::R5_bind_token_on_return, RuleId::R5_fr_success,
+                      RuleId::R5_inv_success})
+    add_decided(rule);
   check_tsock.register_b_transport(this, &ProtectionChecker::check_b_transport);
   ctrl_tsock.register_b_transport(this, &ProtectionChecker::ctrl_b_transport);
 }
@@ -80,19 +96,29 @@ bool ProtectionChecker::write_back(uint32_t index, const MptEntry& entry, sc_cor
                       kMptEntryBytes, DmaSource::MptTable, delay);
 }
 
-CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& delay) {
+Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& delay) {
   const uint32_t index = token_index(req.token);
   // Read before any fetch: a change made while an entry is read makes the answer's
   // generation stale, so a later recheck checks again.
   req.generation = generation_;
+  // A token whose index names no entry fails the first check of its list (or the DMA of the
+  // entry failed: a model error, reported the same way).
+  auto first_of = [](CheckList list, CqeStatus status) {
+    return Decision::fail(status, checks_of(list).front());
+  };
   switch (req.op) {
     case ProtectionOp::LocalAccess: {
       const MptEntry* entry = fetch(index, req.side, delay);
-      return entry ? check_local_access(*entry, req) : CqeStatus::LocalProtection;
+      return entry ? check_local_access(*entry, req)
+                   : first_of(req.checks, CqeStatus::LocalProtection);
     }
     case ProtectionOp::RemoteAccess: {
       const MptEntry* entry = fetch(index, req.side, delay);
-      if (!entry) return CqeStatus::RemoteAccess;
+      if (!entry) {
+        return first_of(req.access & kAccessRemoteWrite ? CheckList::RemoteWrite
+                                                        : CheckList::RemoteRead,
+                        CqeStatus::RemoteAccess);
+      }
       MptEntry copy = *entry;  // fetching the parent may evict the window's line
       const MptEntry* parent = nullptr;
       MptEntry parent_copy;
@@ -105,46 +131,47 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
       return check_remote_access(copy, parent, req);
     }
     case ProtectionOp::Bind: {
+      // An MW or MR index that names no entry reads as an entry of no kind: the checks decide.
       const uint32_t mr_index = token_index(req.mr_token);
-      MptEntry* mw_entry = fetch(index, req.side, delay);
-      if (!mw_entry) return CqeStatus::MwBind;
-      MptEntry mw = *mw_entry;
-      MptEntry* mr_entry = mr_index != index ? fetch(mr_index, req.side, delay) : nullptr;
-      if (!mr_entry) return CqeStatus::MwBind;
-      MptEntry mr = *mr_entry;
-      const CqeStatus status = apply_bind(index, mw, mr_index, mr, req);
-      if (status != CqeStatus::Success) return status;
+      MptEntry mw, mr;
+      if (const MptEntry* e = fetch(index, req.side, delay)) mw = *e;
+      if (const MptEntry* e = mr_index != index ? fetch(mr_index, req.side, delay) : nullptr)
+        mr = *e;
+      const Decision decision = apply_bind(index, mw, mr_index, mr, req);
+      if (decision.failed()) return decision;
       cache_.insert(index, mw);
       cache_.insert(mr_index, mr);
       ++generation_;
       if (!write_back(index, mw, delay) || !write_back(mr_index, mr, delay))
-        return CqeStatus::LocalQpOperation;
+        return Decision::fail(CqeStatus::LocalQpOperation, RuleId::None);
       ++binds_;
-      return CqeStatus::Success;
+      return decision;
     }
     case ProtectionOp::FastRegisterCheck: {
-      const MptEntry* mr = fetch(index, req.side, delay);
-      if (!mr) return CqeStatus::LocalProtection;
-      const CqeStatus status = check_fast_register(*mr, req, 4096);
-      if (status == CqeStatus::Success) req.region = Region{mr->mtt_index, 12, 0};
-      return status;
+      MptEntry mr;  // an index that names no entry: an MR of no kind, R5.fr.kind decides
+      if (const MptEntry* e = fetch(index, req.side, delay)) mr = *e;
+      const Decision decision = check_fast_register(mr, req, 4096);
+      if (!decision.failed()) req.region = Region{mr.mtt_index, 12, 0};
+      return decision;
     }
     case ProtectionOp::FastRegisterCommit: {
       MptEntry* mr = fetch(index, req.side, delay);
-      if (!mr) return CqeStatus::LocalProtection;
+      if (!mr) return Decision::fail(CqeStatus::LocalQpOperation, RuleId::None);
       apply_fast_register(*mr, req);
       ++generation_;
-      return write_back(index, *mr, delay) ? CqeStatus::Success : CqeStatus::LocalQpOperation;
+      return write_back(index, *mr, delay)
+                 ? Decision::ok(RuleId::R5_fr_success)
+                 : Decision::fail(CqeStatus::LocalQpOperation, RuleId::None);
     }
     case ProtectionOp::Invalidate: {
-      MptEntry* entry = fetch(index, req.side, delay);
-      if (!entry) return CqeStatus::LocalProtection;
-      MptEntry object = *entry;
-      const CqeStatus status = apply_invalidate(object, req);
-      if (status != CqeStatus::Success) return status;
+      MptEntry object;  // an index that names no entry: an object of no kind
+      if (const MptEntry* e = fetch(index, req.side, delay)) object = *e;
+      const Decision decision = apply_invalidate(object, req);
+      if (decision.failed()) return decision;
       cache_.insert(index, object);
       ++generation_;
-      if (!write_back(index, object, delay)) return CqeStatus::LocalQpOperation;
+      if (!write_back(index, object, delay))
+        return Decision::fail(CqeStatus::LocalQpOperation, RuleId::None);
       if (object.kind == MptKind::Mw) {
         // The window no longer pins its MR (R5.dereg.busy, R5.inv.bound_windows).
         if (MptEntry* parent = fetch(object.parent_index, req.side, delay)) {
@@ -154,11 +181,11 @@ CqeStatus ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& de
         }
       }
       ++invalidates_;
-      return CqeStatus::Success;
+      return decision;
     }
     case ProtectionOp::Recheck: break;  // answered by recheck(), never here
   }
-  return CqeStatus::LocalQpOperation;
+  return Decision::fail(CqeStatus::LocalQpOperation, RuleId::None);
 }
 
 void ProtectionChecker::recheck(ProtectionRequest& req, sc_core::sc_time& delay) {
@@ -167,6 +194,7 @@ void ProtectionChecker::recheck(ProtectionRequest& req, sc_core::sc_time& delay)
   if (req.mpt_changed) ++rechecks_changed_;
   req.generation = generation_;
   req.status = CqeStatus::Success;
+  req.rule = RuleId::None;
   delay += one_cycle_;  // a register compare, beside the check pipeline
 }
 
@@ -183,11 +211,18 @@ void ProtectionChecker::check_b_transport(int, tlm::tlm_generic_payload& gp,
     return;
   }
   ++checks_;
-  const TraceScope slice(trace_, "protection check", req->trace_id, delay);
   const sc_core::sc_time now = sim_time(*this);
+  const sc_core::sc_time started = now + delay;
   delay = check_stage_.pass(now + delay) - now;
-  req->status = handle(*req, delay);
-  if (req->status != CqeStatus::Success) ++failures_;
+  const Decision decision = handle(*req, delay);
+  req->status = decision.status;
+  req->rule = decision.rule;
+  if (decision.failed()) ++failures_;
+  if (Counter* c = decided_[size_t(decision.rule)]) ++*c;
+  if (trace_.on()) {
+    trace_.decision_slice("protection check", started, sim_time(*this) + delay, req->trace_id,
+                          rule_name(decision.rule), decision.failed());
+  }
 }
 
 void ProtectionChecker::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {

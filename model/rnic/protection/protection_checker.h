@@ -45,7 +45,7 @@ class ProtectionChecker : public sc_core::sc_module {
   // The entry at `index` (from the cache, or read from host memory); null if unreadable.
   MptEntry* fetch(uint32_t index, EngineSide side, sc_core::sc_time& delay);
   bool write_back(uint32_t index, const MptEntry& entry, sc_core::sc_time& delay);
-  CqeStatus handle(ProtectionRequest& req, sc_core::sc_time& delay);
+  Decision handle(ProtectionRequest& req, sc_core::sc_time& delay);
   void recheck(ProtectionRequest& req, sc_core::sc_time& delay);
 
   IcmLayout icm_;
@@ -71,6 +71,9 @@ class ProtectionChecker : public sc_core::sc_module {
   Counter& mshr_stall_ps_;
   Histogram& miss_fill_;
   Occupancy& misses_in_flight_;
+  // Decisions by the rule that decided them (by RuleId; null for rules this unit never
+  // decides): "decided.R5.read.resp.tag".
+  std::vector<Counter*> decided_;
 };
 
 }  // namespace rnic

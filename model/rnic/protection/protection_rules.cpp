@@ -18,64 +18,86 @@ bool range_inside(uint64_t va, uint64_t length, uint64_t base, uint64_t size) {
 }
 
 namespace {
-bool is_region(const MptEntry& e) { return e.kind == MptKind::Mr || e.kind == MptKind::FastMr; }
-}  // namespace
 
-CqeStatus check_local_access(const MptEntry& entry, ProtectionRequest& req) {
-  if (!is_region(entry)) return CqeStatus::LocalProtection;  // a window is never a local key
-  if (entry.tag != token_tag(req.token)) return CqeStatus::LocalProtection;  // stale token
-  if (entry.state != MptState::Valid) return CqeStatus::LocalProtection;
-  if (entry.pd != req.pd) return CqeStatus::LocalProtection;
-  if ((entry.access & req.access) != req.access) return CqeStatus::LocalProtection;
-  if (!range_inside(req.va, req.length, entry.base_va, entry.length))
-    return CqeStatus::LocalProtection;
-  req.region = region_of(entry);
-  req.target_va = req.va;
-  return CqeStatus::Success;
+bool is_region(const MptEntry& e) { return e.kind == MptKind::Mr || e.kind == MptKind::FastMr; }
+
+// The k-th check of `list` failed with `status`.
+Decision failed(CheckList list, size_t k, CqeStatus status) {
+  const std::vector<RuleId>& rules = checks_of(list);
+  return Decision::fail(status, rules[k < rules.size() ? k : rules.size() - 1]);
 }
 
-CqeStatus check_remote_access(const MptEntry& entry, const MptEntry* parent,
-                              ProtectionRequest& req) {
-  // R5.read.resp.*, in order: object exists, tag, VALID, PD, window bound to this QP,
-  // rights, bounds. Every failure is a remote access error.
-  if (entry.state == MptState::Unused || entry.kind == MptKind::None)
-    return CqeStatus::RemoteAccess;
-  if (entry.tag != token_tag(req.token)) return CqeStatus::RemoteAccess;
-  if (entry.state != MptState::Valid) return CqeStatus::RemoteAccess;
-  if (entry.pd != req.pd) return CqeStatus::RemoteAccess;
+}  // namespace
+
+Decision check_local_access(const MptEntry& entry, ProtectionRequest& req) {
+  // docs/behaviour.md, Read (requester): a VALID MR (a window is never a local key; a stale tag
+  // names no valid registration), of the PD, with local write where asked, holding the range,
+  // with RDMA_READ_SINK where asked. A source or receive SGE has one rule for all of them
+  // (R5.write.source, R5.recv.key): its list has one entry.
+  const CheckList list = req.checks;
+  const CqeStatus fail = CqeStatus::LocalProtection;
+  if (!is_region(entry) || entry.tag != token_tag(req.token) || entry.state != MptState::Valid)
+    return failed(list, 0, fail);
+  if (entry.pd != req.pd) return failed(list, 1, fail);
+  const uint16_t write = req.access & kAccessLocalWrite;
+  if ((entry.access & write) != write) return failed(list, 2, fail);
+  if (!range_inside(req.va, req.length, entry.base_va, entry.length)) return failed(list, 3, fail);
+  const uint16_t sink = req.access & kAccessReadSink;
+  if ((entry.access & sink) != sink) return failed(list, 4, fail);
+  req.region = region_of(entry);
+  req.target_va = req.va;
+  return Decision::ok();
+}
+
+Decision check_remote_access(const MptEntry& entry, const MptEntry* parent,
+                             ProtectionRequest& req) {
+  // R5.read.resp.* (R5.write.* for a write), in order: the object exists, its tag, VALID, the
+  // PD, a window bound to this QP, the rights, the bounds. Every failure is a remote access
+  // error.
+  const CheckList list =
+      (req.access & kAccessRemoteWrite) ? CheckList::RemoteWrite : CheckList::RemoteRead;
+  const CqeStatus fail = CqeStatus::RemoteAccess;
+  if (entry.state == MptState::Unused || entry.kind == MptKind::None) return failed(list, 0, fail);
+  if (entry.tag != token_tag(req.token)) return failed(list, 1, fail);
+  if (entry.state != MptState::Valid) return failed(list, 2, fail);
+  if (entry.pd != req.pd) return failed(list, 3, fail);
   const bool window = entry.kind == MptKind::Mw;
-  if (window && entry.bound_qpn != req.qpn) return CqeStatus::RemoteAccess;
-  if ((entry.access & req.access) != req.access) return CqeStatus::RemoteAccess;
+  if (window && entry.bound_qpn != req.qpn) return failed(list, 4, fail);
+  if ((entry.access & req.access) != req.access) return failed(list, 5, fail);
   uint64_t va = req.va;
   if (window && entry.zero_based) {
-    if (va > UINT64_MAX - entry.base_va) return CqeStatus::RemoteAccess;
+    if (va > UINT64_MAX - entry.base_va) return failed(list, 6, fail);
     va += entry.base_va;
   }
-  if (!range_inside(va, req.length, entry.base_va, entry.length)) return CqeStatus::RemoteAccess;
+  if (!range_inside(va, req.length, entry.base_va, entry.length)) return failed(list, 6, fail);
   if (window) {
     // The parent MR is VALID while windows are bound to it (it cannot be invalidated or
-    // deregistered then); a missing parent is a model error, reported as an access error.
-    if (!parent || parent->state != MptState::Valid) return CqeStatus::RemoteAccess;
+    // deregistered then); a missing parent is a model error, reported as the window invalid.
+    if (!parent || parent->state != MptState::Valid) return failed(list, 2, fail);
     req.region = region_of(*parent);
   } else {
     req.region = region_of(entry);
   }
   req.target_va = va;
-  return CqeStatus::Success;
+  return Decision::ok();
 }
 
-CqeStatus apply_bind(uint32_t mw_index, MptEntry& mw, uint32_t mr_index, MptEntry& mr,
-                     ProtectionRequest& req) {
-  // R5.bind.*. A rebind of a VALID window fails (IB o10-37.2.30: invalidate first).
-  if (mw.kind != MptKind::Mw || mw.state != MptState::Free) return CqeStatus::MwBind;
-  if (!is_region(mr) || mr.tag != token_tag(req.mr_token)) return CqeStatus::MwBind;
-  if (mr.state != MptState::Valid) return CqeStatus::MwBind;
-  if (mw.pd != req.pd || mr.pd != req.pd) return CqeStatus::MwBind;
-  if (req.va == 0) return CqeStatus::MwBind;
-  if (!range_inside(req.va, req.length, mr.base_va, mr.length)) return CqeStatus::MwBind;
-  if (!(req.rights & (kAccessRemoteRead | kAccessRemoteWrite))) return CqeStatus::MwBind;
+Decision apply_bind(uint32_t mw_index, MptEntry& mw, uint32_t mr_index, MptEntry& mr,
+                    ProtectionRequest& req) {
+  // R5.bind.*, in order. The first is the driver's inline check (R4.inline.bind_remote_write),
+  // repeated for an MR whose rights changed after the post. A rebind of a VALID window fails
+  // (IB o10-37.2.30: invalidate first).
+  const CheckList list = CheckList::Bind;
+  const CqeStatus fail = CqeStatus::MwBind;
   if ((req.rights & kAccessRemoteWrite) && !(mr.access & kAccessLocalWrite))
-    return CqeStatus::MwBind;
+    return failed(list, 0, fail);
+  if (mw.kind != MptKind::Mw || mw.state != MptState::Free) return failed(list, 1, fail);
+  if (!is_region(mr) || mr.tag != token_tag(req.mr_token) || mr.state != MptState::Valid)
+    return failed(list, 2, fail);
+  if (mw.pd != req.pd || mr.pd != req.pd) return failed(list, 3, fail);
+  if (req.va == 0) return failed(list, 4, fail);
+  if (!range_inside(req.va, req.length, mr.base_va, mr.length)) return failed(list, 5, fail);
+  if (!(req.rights & (kAccessRemoteRead | kAccessRemoteWrite))) return failed(list, 6, fail);
   mw.state = MptState::Valid;
   // The consumer chose the new tag (IB: the bind WR carries the new rkey), so the driver
   // knows the token as soon as the posted Bind returns (R5.bind.token_on_return).
@@ -88,25 +110,31 @@ CqeStatus apply_bind(uint32_t mw_index, MptEntry& mw, uint32_t mr_index, MptEntr
   mw.zero_based = req.zero_based;
   mr.bound_windows += 1;
   req.new_token = make_token(mw_index, mw.tag);
-  return CqeStatus::Success;
+  return Decision::ok(RuleId::R5_bind_token_on_return);
 }
 
-CqeStatus check_fast_register(const MptEntry& mr, const ProtectionRequest& req,
-                              uint32_t page_bytes) {
-  if (mr.kind != MptKind::FastMr || mr.state != MptState::Free) return CqeStatus::LocalProtection;
-  if (mr.pd != req.pd) return CqeStatus::LocalProtection;
-  if (req.page_count == 0 || req.page_count > mr.page_capacity) return CqeStatus::LocalProtection;
-  // BaseVA % PAGE_SIZE == FBO: BaseVA 0 is valid when FBO is 0 (R5.fr.va_zero).
-  if (req.fbo >= page_bytes || req.va % page_bytes != req.fbo)
-    return CqeStatus::LocalProtection;
-  if (req.length > uint64_t(req.page_count) * page_bytes - req.fbo)
-    return CqeStatus::LocalProtection;
-  if ((req.rights & (kAccessRemoteRead | kAccessRemoteWrite)) &&
+Decision check_fast_register(const MptEntry& mr, const ProtectionRequest& req,
+                             uint32_t page_bytes) {
+  // R5.fr.*, in order; the page list's alignment (the last check) is the MTT's, as it reads
+  // the list. The first is the driver's inline check (R4.inline.fr_remote_access), repeated.
+  const CheckList list = CheckList::FastRegister;
+  const CqeStatus fail = CqeStatus::LocalProtection;
+  // (An MR initialised for fast registration has a page capacity; remote rights on one
+  // initialised without remote access.)
+  if (mr.kind == MptKind::FastMr && mr.page_capacity > 0 &&
+      (req.rights & (kAccessRemoteRead | kAccessRemoteWrite)) &&
       !(mr.access & kAccessRemoteAllowed))
-    return CqeStatus::LocalProtection;
+    return failed(list, 0, fail);
+  if (mr.kind != MptKind::FastMr) return failed(list, 1, fail);
+  if (mr.state != MptState::Free) return failed(list, 2, fail);
+  if (mr.pd != req.pd) return failed(list, 3, fail);
+  if (req.page_count == 0 || req.page_count > mr.page_capacity) return failed(list, 4, fail);
+  // BaseVA % PAGE_SIZE == FBO: BaseVA 0 is valid when FBO is 0 (R5.fr.va_zero).
+  if (req.fbo >= page_bytes || req.va % page_bytes != req.fbo) return failed(list, 5, fail);
+  if (req.length > uint64_t(req.page_count) * page_bytes - req.fbo) return failed(list, 6, fail);
   if ((req.rights & kAccessRemoteWrite) && !(req.rights & kAccessLocalWrite))
-    return CqeStatus::LocalProtection;
-  return CqeStatus::Success;
+    return failed(list, 7, fail);
+  return Decision::ok(RuleId::R5_fr_success);
 }
 
 void apply_fast_register(MptEntry& mr, const ProtectionRequest& req) {
@@ -120,20 +148,21 @@ void apply_fast_register(MptEntry& mr, const ProtectionRequest& req) {
   mr.bound_windows = 0;
 }
 
-CqeStatus apply_invalidate(MptEntry& object, const ProtectionRequest& req) {
-  if (object.kind != MptKind::FastMr && object.kind != MptKind::Mw)
-    return CqeStatus::LocalProtection;  // normally registered MRs are never invalidated
-  // SendAndInvalidate and RDMA_READ_LOCAL_INVALIDATE carry a token: it must be current; the
-  // Invalidate verb names the object (R5.inv.token).
-  if ((!req.by_object && object.tag != token_tag(req.token)) || object.state != MptState::Valid)
-    return CqeStatus::LocalProtection;
-  if (object.pd != req.pd) return CqeStatus::LocalProtection;
-  if (object.kind == MptKind::Mw && object.bound_qpn != req.qpn)
-    return CqeStatus::LocalProtection;  // a window is invalidated on the QP it is bound to
-  if (object.kind == MptKind::FastMr && object.bound_windows > 0)
-    return CqeStatus::LocalProtection;
+Decision apply_invalidate(MptEntry& object, const ProtectionRequest& req) {
+  // R5.inv.*, in order: only fast-register MRs and windows, VALID, the current token where the
+  // request carries one (SendAndInvalidate, RDMA_READ_LOCAL_INVALIDATE; the Invalidate verb
+  // names the object), no windows bound to an MR, the object in the QP's PD and a window on the
+  // QP it is bound to.
+  const CheckList list = CheckList::Invalidate;
+  const CqeStatus fail = CqeStatus::LocalProtection;
+  if (object.kind != MptKind::FastMr && object.kind != MptKind::Mw) return failed(list, 0, fail);
+  if (object.state != MptState::Valid) return failed(list, 1, fail);
+  if (!req.by_object && object.tag != token_tag(req.token)) return failed(list, 2, fail);
+  if (object.kind == MptKind::FastMr && object.bound_windows > 0) return failed(list, 3, fail);
+  if (object.pd != req.pd || (object.kind == MptKind::Mw && object.bound_qpn != req.qpn))
+    return failed(list, 4, fail);
   object.state = MptState::Free;
-  return CqeStatus::Success;
+  return Decision::ok(RuleId::R5_inv_success);
 }
 
 }  // namespace rnic

@@ -28,6 +28,9 @@ Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& ic
       mshr_stall_ps_(stats.add("miss_register_stall_ps", "ps",
                                "time misses waited for a free miss-status register")),
       faults_(stats.add("faults", "requests", "translations outside the table or unreadable")),
+      page_align_refusals_(stats.add("decided.R5.fr.page_align", "requests",
+                                     "fast-register page lists refused for an unaligned page "
+                                     "address (docs/behaviour.md)")),
       miss_fill_(stats.add_histogram("miss_fill_ns",
                                      "translation cache miss: the DMA read of its entry line")),
       misses_in_flight_(
@@ -137,7 +140,10 @@ bool Mtt::load_page_list(PageListLoad& req, sc_core::sc_time& delay) {
       return false;
     for (uint32_t i = 0; i < n; ++i) {
       const uint64_t phys = get_le<uint64_t>(line_.data() + size_t(i) * kMttEntryBytes);
-      if (phys & page_mask) return false;  // page addresses must be page aligned
+      if (phys & page_mask) {  // page addresses must be page aligned (R5.fr.page_align)
+        req.rule = RuleId::R5_fr_page_align;
+        return false;
+      }
     }
     if (!dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, icm_.mtt_addr(req.mtt_index + done),
                       line_.data(), bytes, DmaSource::MttTable, delay))
@@ -154,8 +160,10 @@ bool Mtt::load_page_list(PageListLoad& req, sc_core::sc_time& delay) {
 void Mtt::xlate_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   if (PageListLoad* load = message_of<PageListLoad>(gp)) {
     const TraceScope slice(trace_, "page list load", load->trace_id, delay);
+    load->rule = RuleId::None;
     load->ok = load_page_list(*load, delay);
     if (!load->ok) ++faults_;
+    if (load->rule == RuleId::R5_fr_page_align) ++page_align_refusals_;
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }

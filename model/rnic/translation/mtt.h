@@ -63,6 +63,7 @@ class Mtt : public sc_core::sc_module {
   SideCounters by_side_;  // the same lookups, by the engine asking
   Counter& mshr_stall_ps_;
   Counter& faults_;
+  Counter& page_align_refusals_;  // decided.R5.fr.page_align
   Histogram& miss_fill_;
   Occupancy& misses_in_flight_;
 };
