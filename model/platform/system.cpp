@@ -62,6 +62,10 @@ void System::attach_trace(TraceSink* sink) {
   for (auto& node : nodes_) node->rnic.attach_trace(sink);
 }
 
+void System::attach_decisions(DecisionSink* sink) {
+  for (auto& node : nodes_) node->rnic.attach_decisions(sink);
+}
+
 uint64_t System::protection_violations() const {
   uint64_t total = 0;
   for (const auto& node : nodes_) {

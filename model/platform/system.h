@@ -53,6 +53,8 @@ class System {
   void visit_node_groups(size_t node, const StatGroupVisitor& visit) const;
   // Every node's device traces into `sink` (tlm/trace.h; null: off). Call before simulating.
   void attach_trace(TraceSink* sink);
+  // Every node's device decisions into `sink` (coverage; null: off). Call before simulating.
+  void attach_decisions(DecisionSink* sink);
   // DMAs the protection monitors flagged, over all nodes (0 when no monitor is fitted).
   uint64_t protection_violations() const;
 

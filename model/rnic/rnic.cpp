@@ -127,6 +127,11 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   bind(responder.cq_isock, completion.cqe_tsock);
 }
 
+void Rnic::attach_decisions(DecisionSink* sink) {
+  protection.attach_decisions(sink, node_id_);
+  mtt.attach_decisions(sink, node_id_);
+}
+
 void Rnic::attach_trace(TraceSink* sink) {
   // Tracks are created in pipeline order: a viewer lists them so.
   fetcher.attach_trace(sink, node_id_);

@@ -54,6 +54,8 @@ class Rnic : public sc_core::sc_module {
   const std::vector<Binding>& bindings() const { return bindings_; }
   // Timeline slices of every traced unit go to `sink` (null: off). Call before simulating.
   void attach_trace(TraceSink* sink);
+  // The units' decisions to `sink` (coverage; null: off).
+  void attach_decisions(DecisionSink* sink);
 
  private:
   RnicConfig config_;

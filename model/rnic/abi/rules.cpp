@@ -85,6 +85,13 @@ RuleId wqe_malformed_rule(const Wqe& wqe) {
   return R::None;
 }
 
+const char* request_verb_name(RequestVerb verb) {
+  static const char* const names[kRequestVerbCount] = {
+      "read", "write",      "send",          "send_invalidate",      "receive",
+      "bind", "fast_register", "invalidate", "read_local_invalidate"};
+  return names[size_t(verb)];
+}
+
 const char* check_list_name(CheckList list) {
   static const char* const names[kCheckListCount] = {
       "read_sink", "source", "receive_sge", "remote_read",

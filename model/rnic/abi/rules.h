@@ -187,6 +187,21 @@ enum class CheckList : uint8_t {
   Invalidate,     // R5.inv.*: Invalidate, SendAndInvalidate, RDMA_READ_LOCAL_INVALIDATE
 };
 constexpr size_t kCheckListCount = 8;
+
+// What a request that a check decides was doing (coverage: rule x verb).
+enum class RequestVerb : uint8_t {
+  Read,
+  Write,
+  Send,
+  SendInvalidate,
+  Receive,
+  Bind,
+  FastRegister,
+  Invalidate,
+  ReadLocalInvalidate,  // a read's RDMA_READ_LOCAL_INVALIDATE
+};
+constexpr size_t kRequestVerbCount = 9;
+const char* request_verb_name(RequestVerb verb);  // "read", "send_invalidate", ...
 const std::vector<RuleId>& checks_of(CheckList list);
 const char* check_list_name(CheckList list);  // "read_sink", ...
 

@@ -225,6 +225,7 @@ Decision Requester::sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_ti
     check.length = sink.length;
     check.access = p.sink_access;
     check.checks = p.sink_checks;
+    check.verb = RequestVerb::Read;
     check.trace_id = p.trace_id;
     send_message(pool_, check_isock, check, delay);
     if (check.status != CqeStatus::Success) return {check.status, check.rule};
@@ -316,6 +317,7 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
     invalidate.token = p->first_sink_token;
     invalidate.pd = p->pd;
     invalidate.qpn = packet->dst_qpn;
+    invalidate.verb = RequestVerb::ReadLocalInvalidate;
     invalidate.trace_id = p->trace_id;
     send_message(pool_, check_isock, invalidate, delay);
     if (invalidate.status != CqeStatus::Success) decision = {invalidate.status, invalidate.rule};

@@ -2,8 +2,8 @@
 // The Requester's verb executors: what each send-queue WQE does on the device.
 #include <algorithm>
 
-#include "model/rnic/protection/protection_rules.h"
 #include "model/rnic/engines/requester.h"
+#include "model/rnic/protection/protection_rules.h"
 
 namespace rnic {
 
@@ -28,6 +28,10 @@ Decision Requester::check_sgl(uint32_t qpn, const QpcEntry& context, const Wqe& 
     check.length = sge.length;
     check.access = access;
     check.checks = checks;
+    check.verb = wqe.opcode == WqeOpcode::Read             ? RequestVerb::Read
+                 : wqe.opcode == WqeOpcode::Write          ? RequestVerb::Write
+                 : wqe.opcode == WqeOpcode::SendInvalidate ? RequestVerb::SendInvalidate
+                                                           : RequestVerb::Send;
     check.trace_id = p.trace_id;
     send_message(pool_, check_isock, check, delay);
     if (check.status != CqeStatus::Success)
@@ -117,6 +121,7 @@ Decision Requester::execute_bind(uint32_t qpn, const QpcEntry& context, const Wq
   bind.length = wqe.length;
   bind.rights = access_from_op_flags(wqe.access) & (kAccessRemoteRead | kAccessRemoteWrite);
   bind.zero_based = wqe.zero_based ? 1 : 0;
+  bind.verb = RequestVerb::Bind;
   send_message(pool_, check_isock, bind, delay);
   if (bind.status == CqeStatus::Success) ++binds_;
   return {bind.status, bind.rule};
@@ -194,6 +199,7 @@ Decision Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context,
   req.rights = access_from_op_flags(wqe.access);
   req.page_count = wqe.page_count;
   req.fbo = wqe.fbo;
+  req.verb = RequestVerb::FastRegister;
   send_message(pool_, check_isock, req, delay);
   if (req.status != CqeStatus::Success) return {req.status, req.rule};
   // The device reads the page array by DMA and writes the translation entries; an unaligned
@@ -221,6 +227,7 @@ Decision Requester::execute_invalidate(uint32_t qpn, const QpcEntry& context, co
   req.op = ProtectionOp::Invalidate;
   req.token = wqe.remote_token;
   req.by_object = true;  // the Invalidate verb names the object (R5.inv.token)
+  req.verb = RequestVerb::Invalidate;
   req.pd = context.pd;
   req.qpn = qpn;
   send_message(pool_, check_isock, req, delay);

@@ -76,6 +76,7 @@ Decision Responder::check_and_translate(const Packet& request, const QpcEntry& q
   check.va = request.remote_addr;
   check.length = request.length;
   check.access = access;
+  check.verb = access & kAccessRemoteWrite ? RequestVerb::Write : RequestVerb::Read;
   check.trace_id = request.trace_id;
   check.side = EngineSide::Responder;
   send_message(pool_, check_isock, check, delay);

@@ -95,6 +95,7 @@ Decision Responder::land_send(const Packet& request, const QpcEntry& context, co
     check.length = sge.length;
     check.access = kAccessLocalWrite;
     check.checks = CheckList::ReceiveSge;
+    check.verb = RequestVerb::Receive;
     check.trace_id = request.trace_id;
     send_message(pool_, check_isock, check, delay);
     if (check.status != CqeStatus::Success)
@@ -123,6 +124,7 @@ Decision Responder::land_send(const Packet& request, const QpcEntry& context, co
     ProtectionRequest invalidate;
     invalidate.op = ProtectionOp::Invalidate;
     invalidate.side = EngineSide::Responder;
+    invalidate.verb = RequestVerb::SendInvalidate;
     invalidate.token = request.remote_token;
     invalidate.pd = context.pd;
     invalidate.qpn = request.dst_qpn;

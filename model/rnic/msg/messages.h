@@ -100,6 +100,7 @@ struct ProtectionRequest {
   uint16_t access = 0;  // MptAccess bits the access needs
   // LocalAccess: whose checks (a read's sink, a write's or send's source, a receive SGE)
   CheckList checks = CheckList::ReadSink;
+  RequestVerb verb = RequestVerb::Read;  // what the request is doing (coverage only)
   // Bind only
   uint32_t mr_token = 0;
   uint16_t rights = 0;   // MptAccess bits the window (Bind) or region (FastRegister) grants
@@ -112,6 +113,9 @@ struct ProtectionRequest {
   // Results
   CqeStatus status = CqeStatus::Success;
   RuleId rule = RuleId::None;  // the rule that decided (abi/rules.h)
+  // The object the token named, as the check found it (coverage only).
+  MptKind object_kind = MptKind::None;
+  MptState object_state = MptState::Unused;
   Region region;
   uint64_t target_va = 0;  // the absolute VA accessed (differs from va for zero-based windows)
   uint32_t new_token = 0;  // Bind: the window's token
@@ -136,6 +140,7 @@ struct PageListLoad {
   uint8_t page_shift = 12;
   bool ok = false;
   RuleId rule = RuleId::None;  // a refusal's rule (R5.fr.page_align)
+  EngineSide side = EngineSide::Requester;  // who asks (coverage only)
   uint64_t trace_id = 0;  // the work request asking (tracing only)
 };
 

@@ -109,8 +109,9 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
   switch (req.op) {
     case ProtectionOp::LocalAccess: {
       const MptEntry* entry = fetch(index, req.side, delay);
-      return entry ? check_local_access(*entry, req)
-                   : first_of(req.checks, CqeStatus::LocalProtection);
+      if (!entry) return first_of(req.checks, CqeStatus::LocalProtection);
+      note_object(req, *entry);
+      return check_local_access(*entry, req);
     }
     case ProtectionOp::RemoteAccess: {
       const MptEntry* entry = fetch(index, req.side, delay);
@@ -120,6 +121,7 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
                         CqeStatus::RemoteAccess);
       }
       MptEntry copy = *entry;  // fetching the parent may evict the window's line
+      note_object(req, copy);
       const MptEntry* parent = nullptr;
       MptEntry parent_copy;
       if (copy.kind == MptKind::Mw && copy.state == MptState::Valid) {
@@ -137,6 +139,7 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
       if (const MptEntry* e = fetch(index, req.side, delay)) mw = *e;
       if (const MptEntry* e = mr_index != index ? fetch(mr_index, req.side, delay) : nullptr)
         mr = *e;
+      note_object(req, mw);
       const Decision decision = apply_bind(index, mw, mr_index, mr, req);
       if (decision.failed()) return decision;
       cache_.insert(index, mw);
@@ -150,6 +153,7 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
     case ProtectionOp::FastRegisterCheck: {
       MptEntry mr;  // an index that names no entry: an MR of no kind, R5.fr.kind decides
       if (const MptEntry* e = fetch(index, req.side, delay)) mr = *e;
+      note_object(req, mr);
       const Decision decision = check_fast_register(mr, req, 4096);
       if (!decision.failed()) req.region = Region{mr.mtt_index, 12, 0};
       return decision;
@@ -166,6 +170,7 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
     case ProtectionOp::Invalidate: {
       MptEntry object;  // an index that names no entry: an object of no kind
       if (const MptEntry* e = fetch(index, req.side, delay)) object = *e;
+      note_object(req, object);
       const Decision decision = apply_invalidate(object, req);
       if (decision.failed()) return decision;
       cache_.insert(index, object);
@@ -223,6 +228,37 @@ void ProtectionChecker::check_b_transport(int, tlm::tlm_generic_payload& gp,
     trace_.decision_slice("protection check", started, sim_time(*this) + delay, req->trace_id,
                           rule_name(decision.rule), decision.failed());
   }
+  if (decisions_) report(*req, decision);
+}
+
+void ProtectionChecker::note_object(ProtectionRequest& req, const MptEntry& entry) {
+  req.object_kind = entry.kind;
+  req.object_state = entry.state;
+}
+
+void ProtectionChecker::report(const ProtectionRequest& req, const Decision& decision) {
+  DecisionRecord r;
+  r.node = decision_node_;
+  r.side = req.side;
+  r.verb = req.verb;
+  r.decision = decision;
+  r.kind = req.object_kind;
+  r.state = req.object_state;
+  switch (req.op) {
+    case ProtectionOp::LocalAccess: r.list = req.checks; break;
+    case ProtectionOp::RemoteAccess:
+      r.list = req.access & kAccessRemoteWrite ? CheckList::RemoteWrite : CheckList::RemoteRead;
+      break;
+    case ProtectionOp::Bind: r.list = CheckList::Bind; break;
+    case ProtectionOp::FastRegisterCheck:
+      // A pass is not the end: the MTT decides the page list's check, and reports then.
+      if (!decision.failed()) return;
+      r.list = CheckList::FastRegister;
+      break;
+    case ProtectionOp::Invalidate: r.list = CheckList::Invalidate; break;
+    default: return;  // a commit or a recheck decides nothing of its own
+  }
+  decisions_->decided(r);
 }
 
 void ProtectionChecker::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {

@@ -12,6 +12,7 @@
 #include <tlm>
 
 #include "model/config/config.h"
+#include "model/instruments/decision_sink.h"
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/util/non_blocking_cache.h"
@@ -38,6 +39,11 @@ class ProtectionChecker : public sc_core::sc_module {
   ProtectionChecker(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
   StatGroup stats;
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+  // Every check it decides goes to `sink` (coverage; null: off).
+  void attach_decisions(DecisionSink* sink, uint32_t node) {
+    decisions_ = sink;
+    decision_node_ = node;
+  }
 
  private:
   void check_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -74,6 +80,10 @@ class ProtectionChecker : public sc_core::sc_module {
   // Decisions by the rule that decided them (by RuleId; null for rules this unit never
   // decides): "decided.R5.read.resp.tag".
   std::vector<Counter*> decided_;
+  DecisionSink* decisions_ = nullptr;
+  uint32_t decision_node_ = 0;
+  void note_object(ProtectionRequest& req, const MptEntry& entry);
+  void report(const ProtectionRequest& req, const Decision& decision);
 };
 
 }  // namespace rnic

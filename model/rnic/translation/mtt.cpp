@@ -164,6 +164,19 @@ void Mtt::xlate_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time&
     load->ok = load_page_list(*load, delay);
     if (!load->ok) ++faults_;
     if (load->rule == RuleId::R5_fr_page_align) ++page_align_refusals_;
+    if (decisions_ && (load->ok || load->rule != RuleId::None)) {
+      // The whole fast-register list has passed, or its last check refused.
+      DecisionRecord r;
+      r.node = decision_node_;
+      r.side = load->side;
+      r.list = CheckList::FastRegister;
+      r.verb = RequestVerb::FastRegister;
+      r.decision = load->ok ? Decision::ok(RuleId::R5_fr_success)
+                            : Decision::fail(CqeStatus::LocalProtection, load->rule);
+      r.kind = MptKind::FastMr;
+      r.state = MptState::Free;
+      decisions_->decided(r);
+    }
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }

@@ -11,6 +11,7 @@
 #include <tlm>
 
 #include "model/config/config.h"
+#include "model/instruments/decision_sink.h"
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/util/non_blocking_cache.h"
@@ -37,6 +38,11 @@ class Mtt : public sc_core::sc_module {
   Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
   StatGroup stats;
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+  // A fast-register's last check, the page list's alignment, goes to `sink` (coverage).
+  void attach_decisions(DecisionSink* sink, uint32_t node) {
+    decisions_ = sink;
+    decision_node_ = node;
+  }
 
  private:
   void xlate_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -64,6 +70,8 @@ class Mtt : public sc_core::sc_module {
   Counter& mshr_stall_ps_;
   Counter& faults_;
   Counter& page_align_refusals_;  // decided.R5.fr.page_align
+  DecisionSink* decisions_ = nullptr;
+  uint32_t decision_node_ = 0;
   Histogram& miss_fill_;
   Occupancy& misses_in_flight_;
 };
