@@ -65,11 +65,13 @@ class EndOfRun : public sc_core::sc_prim_channel {
   void collect() {
     result_.sim_ns = now_ns();
     violations_ = system_.protection_violations();
+    if (violations_) first_violation_ = system_.first_protection_violation();
     collect_stats(system_, result_, owner_prefix_);
     collected_ = true;
   }
-  // DMAs the protection monitor flagged up to the end of this scenario.
+  // DMAs the protection monitor flagged up to the end of this scenario, and the first of them.
   uint64_t violations() const { return violations_; }
+  const std::string& first_violation() const { return first_violation_; }
 
  private:
   void update() override {
@@ -83,6 +85,7 @@ class EndOfRun : public sc_core::sc_prim_channel {
   size_t& running_;
   bool collected_ = false;
   uint64_t violations_ = 0;
+  std::string first_violation_;
 };
 
 // The one thread that plays the scenario; everything the driver does happens inside it.
@@ -501,12 +504,17 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
         result.message = "simulation stalled in step " + std::to_string(result.steps.size()) +
                          ": no more events";
       }
-      // The device touched host memory no valid token and range allowed (R6.no_touch): whatever
-      // the completions said, the scenario fails.
-      if (instance.end.violations() > 0 && result.outcome == RunOutcome::Passed) {
+      // The device touched host memory the request it served did not allow (R6.no_touch):
+      // whatever the completions said, the scenario fails, and the monitor says so first.
+      if (instance.end.violations() > 0 && (result.outcome == RunOutcome::Passed ||
+                                            result.outcome == RunOutcome::Failed)) {
+        std::string monitor = "the protection monitor saw " +
+                              std::to_string(instance.end.violations()) +
+                              " DMA(s) the request they serve does not allow; the first: " +
+                              instance.end.first_violation();
+        if (result.outcome == RunOutcome::Failed) monitor += "\n" + result.message;
         result.outcome = RunOutcome::Failed;
-        result.message = "the protection monitor saw " + std::to_string(instance.end.violations()) +
-                         " DMA(s) outside every range the device was given";
+        result.message = monitor;
       }
     }
   } catch (const std::exception& e) {

@@ -95,8 +95,8 @@ std::vector<ParamDef> build_table() {
        "line's move to the core): every wake-up on a completion, and pingpong's landed data",
        Kind::Integer, 0, kMaxNs, Rule::Range, RNIC_PARAM_FIELD(host_memory.poll_ns)},
       {"monitor.enabled", "bool",
-       "protection monitor on each device's host-memory port (1): a DMA outside every valid "
-       "token and range fails the scenario; 0 runs faster",
+       "protection monitor on each device's host-memory port (1): a DMA the request it serves "
+       "does not allow fails the scenario; 0 runs faster",
        Kind::Integer, 0, 1, Rule::Range, RNIC_PARAM_FIELD(protection_monitor)},
       {"host.blueflame", "bool",
        "BlueFlame doorbells (1): a post ringing for one WQE writes the WQE (128 bytes) with its "

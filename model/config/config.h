@@ -162,7 +162,8 @@ struct SystemConfig {
   HostMemoryConfig host_memory;
   FabricConfig fabric;
   // Put a ProtectionMonitor on every device's host-memory port. It reads the tables from host
-  // memory for every data DMA: a golden check, at a cost in simulation speed.
+  // memory for every DMA and holds it to the request it serves: a golden check, at a cost in
+  // simulation speed.
   bool protection_monitor = true;
 };
 

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // A checker on the device's host-memory port, independent of the device's own checks and
-// caches: every DMA must fall inside memory the device was given at that moment. Tables (ICM)
-// are always allowed; WQE reads must lie in a valid QP's send or receive ring; completion
-// writes in a valid CQ's ring; data reads and writes in the pages of a VALID memory region,
-// inside its registered range (read from the MPT and MTT in host memory at the time of the
-// DMA). A violation is counted, reported as a SystemC warning (rnicsim/protection_monitor),
-// and the access is still performed, so a test sees both the report and the damage.
+// caches: every DMA must be what the request it serves allows, no more (R6.no_touch). Each
+// DMA carries the authority of that request (msg/dma.h, DmaAuthority); the monitor reads the
+// tables from host memory at the time of the DMA and checks it against exactly that:
+//  - data: the object the token names (index, current tag, VALID, the request's PD, a window
+//    bound to the request's QP with a valid parent region), the rights the direction needs,
+//    the request's range inside the object's, and page by page that the bytes moved are the
+//    translation of their VAs through that region's MTT entries;
+//  - WQE reads inside the named QP's ring, completions inside the named CQ's ring, table
+//    accesses inside the named entries, fast-register page-list reads inside the WQE's list and
+//    its MTT writes inside the MR's reserved entries, interrupts in the MSI window.
+// A violation is counted, logged with the request and the rule it breaks, reported as a
+// SystemC warning (rnicsim/protection_monitor), and the access is still performed, so a test
+// sees both the report and the damage.
 #pragma once
 
 #include <array>
-#include <map>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -31,20 +37,35 @@ class ProtectionMonitor : public sc_core::sc_module {
   TargetSocket<ProtectionMonitor> device_tsock;  // from the device's PCIe port
   InitiatorSocket<ProtectionMonitor> link_isock; // to the PCIe link
 
-  ProtectionMonitor(sc_core::sc_module_name name, const IcmLayout& icm);
+  // `adapter_flags`: the device's capability bits (abi/caps.h); RDMA_READ_SINK_NOT_REQUIRED
+  // decides whether a read's sink needs the RDMA_READ_SINK right (R2.cap.read_sink_not_required).
+  ProtectionMonitor(sc_core::sc_module_name name, const IcmLayout& icm, uint32_t adapter_flags);
   StatGroup stats;
   uint64_t violations() const { return violations_.value; }
+  // One line per violation: the DMA, the request it served, the rule it breaks.
   const std::vector<std::string>& violation_log() const { return log_; }
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   unsigned transport_dbg(tlm::tlm_generic_payload& gp);
-  bool allowed(uint64_t addr, uint64_t length, DmaSource source);
-  bool in_queue_ring(uint64_t addr, uint64_t length);
-  bool in_cq_ring(uint64_t addr, uint64_t length);
-  bool in_valid_region(uint64_t addr, uint64_t length);
-  // Does page `page` of `region` (its MTT entry as host memory has it now) hold the range?
-  bool page_covers(const MptEntry& region, uint64_t page, uint64_t addr, uint64_t length);
+
+  // What a check found: the rule a DMA breaks (None: allowed) and why, in a few words.
+  struct Verdict {
+    RuleId rule = RuleId::None;
+    const char* why = nullptr;
+    bool allowed() const { return why == nullptr; }
+  };
+  Verdict check(const tlm::tlm_generic_payload& gp, DmaSource source, const DmaAuthority* a,
+                uint64_t offset);
+  Verdict check_data(uint64_t addr, uint64_t length, bool write, const DmaAuthority& a,
+                     uint64_t offset);
+  // Are the bytes at [addr, +length) the translation of [va, +length) through `region`'s MTT?
+  Verdict check_translation(const MptEntry& region, uint64_t va, uint64_t addr, uint64_t length);
+  Verdict check_page_list(uint64_t addr, uint64_t length, bool write, const DmaAuthority& a);
+  Verdict check_table(uint64_t addr, uint64_t length, const DmaAuthority& a) const;
+  void report(const tlm::tlm_generic_payload& gp, DmaSource source, const DmaAuthority* a,
+              uint64_t offset, const Verdict& verdict);
+
   bool read(uint64_t addr, void* data, uint32_t length);
   // A table entry as host memory holds it now: in place through DMI where granted (no copy),
   // else read into `buffer`. Null when it cannot be read.
@@ -57,41 +78,33 @@ class ProtectionMonitor : public sc_core::sc_module {
   struct Decoded {
     std::array<uint8_t, Bytes> raw{};
     Entry entry{};
-    bool filled = false;
-    const Entry& from(const uint8_t* bytes) {
-      if (!filled || std::memcmp(raw.data(), bytes, Bytes) != 0) {
+    uint32_t index = ~0u;         // the entry these bytes were read from
+    const uint8_t* at = nullptr;  // entry `index` in host memory through DMI (null: none)
+    const Entry& from(uint32_t at, const uint8_t* bytes) {
+      if (index != at || std::memcmp(raw.data(), bytes, Bytes) != 0) {
         std::memcpy(raw.data(), bytes, Bytes);
         entry = Entry::decode(bytes);
-        filled = true;
+        index = at;
       }
       return entry;
     }
   };
-  // The QP ring, CQ ring or region that allowed the last DMA of its kind: checked first.
-  bool in_recent_queue_ring(uint64_t addr, uint64_t length);
-  bool in_recent_cq_ring(uint64_t addr, uint64_t length);
+  // Entry `index` of a table, decoded, as host memory holds it now (null: unreadable). A few
+  // slots per table, by index: a stream's objects stay decoded.
+  template <typename Entry, size_t Bytes, size_t Slots>
+  const Entry* entry(std::array<Decoded<Entry, Bytes>, Slots>& slots, uint64_t base,
+                     uint32_t index);
+  const MptEntry* mpt(uint32_t index);
+  const QpcEntry* qpc(uint32_t qpn);
+  const CqcEntry* cqc(uint32_t cqn);
 
   IcmLayout icm_;
-  struct Match {
-    uint32_t index;
-    uint64_t page;
-    Decoded<MptEntry, kMptEntryBytes> mpt;
-  };
-  std::vector<Match> recent_;  // last regions and pages that allowed a DMA, newest first
-  uint32_t recent_qpn_ = 0;    // 0: none yet
-  Decoded<QpcEntry, kQpcEntryBytes> recent_qpc_;
-  // Where QP rings were seen: ring base -> QP number, from scans of the QPC table. A hint
-  // only (the QP's entry is read again and must hold the range), so that a DMA of one of
-  // 10^5 QPs' rings costs a lookup, not a scan. QP numbers below `scanned_qpns_` are in it.
-  std::map<uint64_t, uint32_t> ring_owner_;
-  uint32_t scanned_qpns_ = 1;
-  // Scans QPC entries from `first` up to the first never-used one, noting their rings; true
-  // (and the QP recent) at the first whose rings hold the range.
-  bool scan_queue_rings(uint32_t first, uint64_t addr, uint64_t length);
-  uint32_t recent_cqn_ = 0;
-  Decoded<CqcEntry, kCqcEntryBytes> recent_cqc_;
-  std::vector<uint8_t> table_;
-  void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) { dmi_.invalidate(start, end); }
+  bool read_sink_required_;
+  std::string node_;  // the node whose port this is, for the log
+  std::array<Decoded<MptEntry, kMptEntryBytes>, 16> mpt_{};
+  std::array<Decoded<QpcEntry, kQpcEntryBytes>, 16> qpc_{};
+  std::array<Decoded<CqcEntry, kCqcEntryBytes>, 8> cqc_{};
+  void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
   DmiCache dmi_;  // table reads through DMI where host memory grants it
   tlm::tlm_generic_payload read_gp_;  // reused by read(): no payload construction per check
   std::vector<std::string> log_;

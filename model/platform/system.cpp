@@ -15,7 +15,7 @@ Node::Node(sc_core::sc_module_name name, uint32_t node_id, const SystemConfig& c
   cpu.bench_isock.bind(rnic.bench_tsock);
   pcie.mmio_isock.bind(rnic.mmio_tsock);
   if (config.protection_monitor) {
-    monitor = std::make_unique<ProtectionMonitor>("monitor", rnic.icm());
+    monitor = std::make_unique<ProtectionMonitor>("monitor", rnic.icm(), config.rnic.adapter_flags);
     rnic.pcie_isock.bind(monitor->device_tsock);
     monitor->link_isock.bind(pcie.dev_tsock);
   } else {
@@ -72,6 +72,14 @@ uint64_t System::protection_violations() const {
     if (node->monitor) total += node->monitor->violations();
   }
   return total;
+}
+
+std::string System::first_protection_violation() const {
+  for (const auto& node : nodes_) {
+    if (node->monitor && !node->monitor->violation_log().empty())
+      return node->monitor->violation_log().front();
+  }
+  return "";
 }
 
 }  // namespace rnic

@@ -57,6 +57,8 @@ class System {
   void attach_decisions(DecisionSink* sink);
   // DMAs the protection monitors flagged, over all nodes (0 when no monitor is fitted).
   uint64_t protection_violations() const;
+  // The first violation a monitor logged (the first node's that has one): "" when none.
+  std::string first_protection_violation() const;
 
  private:
   SystemConfig config_;

@@ -2,6 +2,7 @@
 // End-to-end RDMA read through the real units of two nodes: bytes, statuses and counters.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -107,6 +108,73 @@ TEST_CASE("the protection monitor flags a DMA the tables in host memory do not a
   });
   CHECK(violations_before == 0);
   CHECK(t.system.protection_violations() == 1);
+  test::expect_reports("");
+}
+
+// Host memory's copy of B's entry for `mr` changed behind the device's back (no context change:
+// the device keeps its cached copy and serves the read as before).
+namespace {
+void change_mpt_in_host_memory(TwoNodes& t, uint32_t mr, const std::function<void(MptEntry&)>& f) {
+  const IcmLayout icm = IcmLayout::from(t.config.rnic.qp);
+  uint8_t raw[kMptEntryBytes];
+  REQUIRE(t.system.node(1).cpu.mem_read(icm.mpt_addr(mr), raw, kMptEntryBytes));
+  MptEntry entry = MptEntry::decode(raw);
+  f(entry);
+  entry.encode(raw);
+  REQUIRE(t.system.node(1).cpu.mem_write(icm.mpt_addr(mr), raw, kMptEntryBytes));
+}
+}  // namespace
+
+TEST_CASE("the protection monitor holds a DMA to the token its request named and not to any "
+          "valid region", "[tlm][monitor]") {
+  // B's window moves to another PD, in host memory only. Its bytes are still those of a VALID
+  // region, so only a check of the token the read named sees it: R5.read.resp.pd.
+  test::expect_reports("rnicsim/protection_monitor");
+  TwoNodes t;
+  t.provokes_violations = true;
+  t.run([&] {
+    t.setup();
+    REQUIRE(t.bind_window(0, 8192, NDK_OP_FLAG_ALLOW_REMOTE_READ).Status == STATUS_SUCCESS);
+    const uint64_t va = t.b.ObjectBaseVa(t.mw_b);
+    const uint32_t token = t.b.GetRemoteTokenFromMw(t.mw_b);
+    CHECK(t.read(va, token, 64, 1).Status == STATUS_SUCCESS);  // warms the device's MPT cache
+    change_mpt_in_host_memory(t, t.mw_b, [](MptEntry& e) { e.pd += 1; });
+    CHECK(t.read(va, token, 64, 2).Status == STATUS_SUCCESS);  // the device did not notice
+  });
+  REQUIRE(t.system.protection_violations() == 1);
+  const std::string line = t.system.first_protection_violation();
+  CHECK(line.find("node B: read of 64 B") != std::string::npos);
+  CHECK(line.find("'s read (remote_read checks") != std::string::npos);
+  CHECK(line.find("breaks R5.read.resp.pd") != std::string::npos);
+  test::expect_reports("");
+}
+
+TEST_CASE("the protection monitor checks the bytes against the named region's translation",
+          "[tlm][monitor]") {
+  // The MR under B's window now translates its first page elsewhere, in host memory only: the
+  // device, with its cached translation, reads the old page, which the MR no longer maps
+  // (R6.no_touch).
+  test::expect_reports("rnicsim/protection_monitor");
+  TwoNodes t;
+  t.provokes_violations = true;
+  t.run([&] {
+    t.setup();
+    REQUIRE(t.bind_window(0, 8192, NDK_OP_FLAG_ALLOW_REMOTE_READ).Status == STATUS_SUCCESS);
+    const uint64_t va = t.b.ObjectBaseVa(t.mw_b);
+    const uint32_t token = t.b.GetRemoteTokenFromMw(t.mw_b);
+    CHECK(t.read(va, token, 64, 1).Status == STATUS_SUCCESS);  // warms the MPT and MTT caches
+    const IcmLayout icm = IcmLayout::from(t.config.rnic.qp);
+    uint8_t raw[kMptEntryBytes];
+    REQUIRE(t.system.node(1).cpu.mem_read(icm.mpt_addr(t.mr_b), raw, kMptEntryBytes));
+    const MptEntry mr = MptEntry::decode(raw);
+    uint8_t mtt[kMttEntryBytes];
+    REQUIRE(t.system.node(1).cpu.mem_read(icm.mtt_addr(mr.mtt_index), mtt, kMttEntryBytes));
+    mtt[1] ^= 0x10;  // 4 KiB pages: another page of the same host memory
+    REQUIRE(t.system.node(1).cpu.mem_write(icm.mtt_addr(mr.mtt_index), mtt, kMttEntryBytes));
+    CHECK(t.read(va, token, 64, 2).Status == STATUS_SUCCESS);
+  });
+  REQUIRE(t.system.protection_violations() == 1);
+  CHECK(t.system.first_protection_violation().find("breaks R6.no_touch") != std::string::npos);
   test::expect_reports("");
 }
 

@@ -40,7 +40,7 @@ struct CheckedNode : sc_core::sc_module {
         pcie("pcie", PcieLink::Config{config.rnic.pcie, config.rnic.sim.fast}),
         rnic("rnic", config.rnic, node_id),
         cpu("cpu"),
-        monitor("monitor", rnic.icm()),
+        monitor("monitor", rnic.icm(), config.rnic.adapter_flags),
         dma_check("dma_check"),
         link_check("link_check"),
         bar_check("bar_check"),

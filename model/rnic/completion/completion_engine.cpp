@@ -95,7 +95,7 @@ void CompletionEngine::interrupt(uint32_t data, sc_core::sc_time& delay) {
   put_le<uint32_t>(raw, data);
   // Posted, like the entry before it: the message cannot pass it on the link.
   if (!dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, interrupt_address_, raw, 4,
-                    DmaSource::Interrupt, delay))
+                    DmaSource::Interrupt, nullptr, delay))
     ++interrupt_errors_;
 }
 
@@ -129,9 +129,10 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
     // Every earlier entry of the QP is written (FIFO): tell the driver its close is done.
     if (record.cqe.qpn >= icm_.qpc_entries) return;
     uint8_t closed = 1;
+    const DmaAuthority qpc = DmaAuthority::of_table(DmaTable::Qpc, record.cqe.qpn);
     dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
                  icm_.qpc_addr(record.cqe.qpn) + QpcEntry::kClosedOffset, &closed, 1,
-                 DmaSource::Completion, delay);
+                 DmaSource::Completion, &qpc, delay);
     interrupt(0xFFFFFFFFu, delay);
     return;
   }
@@ -148,19 +149,21 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
   if (cq.producer - cq.consumer >= cqc->depth) {
     // Full by the last consumer index the engine knows (an arm carries one): read the
     // driver's current one from its CQ context before calling it an overflow.
+    const DmaAuthority cq_context = DmaAuthority::of_table(DmaTable::Cqc, record.cqn);
     uint8_t raw[4];
     ++consumer_reads_;
     if (dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND,
                      icm_.cqc_addr(record.cqn) + CqcEntry::kConsumerOffset, raw, 4,
-                     DmaSource::Completion, delay))
+                     DmaSource::Completion, &cq_context, delay))
       cq.consumer = get_le<uint32_t>(raw);
   }
   if (cq.producer - cq.consumer >= cqc->depth) {
     ++overflows_;
+    const DmaAuthority cq_context = DmaAuthority::of_table(DmaTable::Cqc, record.cqn);
     uint8_t flag = 1;
     dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
                  icm_.cqc_addr(record.cqn) + CqcEntry::kOverflowOffset, &flag, 1,
-                 DmaSource::Completion, delay);
+                 DmaSource::Completion, &cq_context, delay);
     cq.armed = false;
     interrupt(record.cqn, delay);  // an error event: whether armed or not
     return;
@@ -170,8 +173,9 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
   uint8_t raw[kCqeBytes];
   cqe.encode(raw);
   const uint64_t addr = cqc->ring_base + uint64_t(cq.producer % cqc->depth) * kCqeBytes;
+  const DmaAuthority ring = DmaAuthority::of_completion(record.cqn, record.trace_id);
   dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, addr, raw, kCqeBytes,
-               DmaSource::Completion, delay);
+               DmaSource::Completion, &ring, delay);
   ++cq.producer;
   if (cq.armed) {
     cq.armed = false;

@@ -55,7 +55,7 @@ void DmaReadEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_t
       tag_stall_ps_ += (start - issue).value();
       sc_core::sc_time d = start - now;
       if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, req->data + offset, n,
-                        req->source, d))
+                        req->source, req->authority, d, offset))
         req->ok = false;
       const sc_core::sc_time done = now + d;
       tags_.release(done);

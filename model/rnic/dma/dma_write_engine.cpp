@@ -26,7 +26,7 @@ void DmaWriteEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_
   // Posted writes, one per page segment (the link splits them at MPS); in order on the link.
   for (const PhysSegment& seg : *req->segments) {
     if (!dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, seg.addr, req->data + offset,
-                      seg.length, DmaSource::WriteData, delay))
+                      seg.length, DmaSource::WriteData, req->authority, delay, offset))
       req->ok = false;
     offset += seg.length;
     bytes_ += seg.length;

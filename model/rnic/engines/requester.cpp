@@ -260,7 +260,9 @@ Decision Requester::land_response(uint32_t qpn, Pending& p, const Packet& packet
     translate_.trace_id = p.trace_id;
     send_message(pool_, xlate_isock, translate_, delay);
     if (!translate_.ok) return Decision::fail(CqeStatus::LocalProtection, RuleId::None);
+    const DmaAuthority authority = sge_authority(qpn, p, sink);
     DmaRequest write;
+    write.authority = &authority;
     write.trace_id = p.trace_id;
     write.segments = &translate_.segments;
     write.data = const_cast<uint8_t*>(packet.payload.data()) + offset;
@@ -270,6 +272,24 @@ Decision Requester::land_response(uint32_t qpn, Pending& p, const Packet& packet
   }
   read_bytes_ += offset;
   return Decision::ok();
+}
+
+DmaAuthority Requester::sge_authority(uint32_t qpn, const Pending& p, const SinkSge& sge) {
+  DmaAuthority a;
+  a.kind = DmaAuthority::Kind::Data;
+  a.checks = p.sink_checks;
+  a.verb = p.opcode == WqeOpcode::Read             ? RequestVerb::Read
+           : p.opcode == WqeOpcode::Write          ? RequestVerb::Write
+           : p.opcode == WqeOpcode::SendInvalidate ? RequestVerb::SendInvalidate
+                                                   : RequestVerb::Send;
+  a.access = p.sink_access;
+  a.token = sge.token;
+  a.pd = p.pd;
+  a.qpn = qpn;
+  a.va = sge.va;
+  a.length = sge.length;
+  a.trace_id = p.trace_id;
+  return a;
 }
 
 void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {

@@ -153,6 +153,9 @@ class Requester : public sc_core::sc_module {
   // The close marker of `qpn` (WorkRequest::close): see ContextKind::QpClose.
   void close(uint32_t qpn, sc_core::sc_time& delay);
   Decision land_response(uint32_t qpn, Pending& p, const Packet& packet, sc_core::sc_time& delay);
+  // What `sge` (a read's sink, a write's or send's source) named and was checked for: the
+  // authority its DMAs carry.
+  static DmaAuthority sge_authority(uint32_t qpn, const Pending& p, const SinkSge& sge);
   // Do the sinks checked when the read started still pass? (a generation compare, and a full
   // check only if the MPT changed meanwhile): the failing check's decision, or a success.
   Decision sinks_still_allowed(uint32_t qpn, Pending& p, sc_core::sc_time& delay);

@@ -154,7 +154,9 @@ void Requester::execute_outbound(uint32_t qpn, QpState& qp, const QpcEntry& cont
     translate_.length = source.length;
     translate_.trace_id = p->trace_id;
     send_message(pool_, xlate_isock, translate_, delay);
+    const DmaAuthority authority = sge_authority(qpn, *p, source);
     DmaRequest read;
+    read.authority = &authority;
     read.segments = &translate_.segments;
     read.data = tx_packet_.payload.data() + offset;
     read.trace_id = p->trace_id;
@@ -210,6 +212,16 @@ Decision Requester::execute_fast_register(uint32_t qpn, const QpcEntry& context,
   load.mtt_index = req.region.mtt_index;
   load.page_shift = 12;
   load.trace_id = trace_id;
+  DmaAuthority authority;
+  authority.kind = DmaAuthority::Kind::PageList;
+  authority.verb = RequestVerb::FastRegister;
+  authority.token = wqe.remote_token;
+  authority.pd = context.pd;
+  authority.qpn = qpn;
+  authority.va = wqe.page_list;
+  authority.number = wqe.page_count;
+  authority.trace_id = trace_id;
+  load.authority = &authority;
   send_message(pool_, xlate_isock, load, delay);
   if (!load.ok) return Decision::fail(CqeStatus::LocalProtection, load.rule);
   req.op = ProtectionOp::FastRegisterCommit;

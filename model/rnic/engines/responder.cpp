@@ -65,7 +65,8 @@ void Responder::enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core:
 }
 
 Decision Responder::check_and_translate(const Packet& request, const QpcEntry& qpc,
-                                        uint16_t access, sc_core::sc_time& delay) {
+                                        uint16_t access, DmaAuthority* authority,
+                                        sc_core::sc_time& delay) {
   if (request.length > config_.qp.max_transfer_bytes)  // the adapter's MaxTransferLength
     return Decision::fail(CqeStatus::RemoteInvalidRequest, RuleId::R4_inline_total_length);
   ProtectionRequest check;
@@ -84,6 +85,16 @@ Decision Responder::check_and_translate(const Packet& request, const QpcEntry& q
     ++access_errors_;
     return Decision::fail(CqeStatus::RemoteAccess, check.rule);
   }
+  authority->kind = DmaAuthority::Kind::Data;
+  authority->checks = access & kAccessRemoteWrite ? CheckList::RemoteWrite : CheckList::RemoteRead;
+  authority->verb = check.verb;
+  authority->access = access;
+  authority->token = request.remote_token;
+  authority->pd = qpc.pd;
+  authority->qpn = request.dst_qpn;
+  authority->va = request.remote_addr;
+  authority->length = request.length;
+  authority->trace_id = request.trace_id;
   translate_.region = check.region;
   translate_.va = check.target_va;
   translate_.length = request.length;
@@ -100,9 +111,11 @@ Decision Responder::serve_write(const Packet& request, const QpcEntry& qpc,
   if (request.length == 0) return Decision::ok(RuleId::R5_write_success);
   if (request.payload.size() != request.length)
     return Decision::fail(CqeStatus::RemoteInvalidRequest, RuleId::None);
-  const Decision checked = check_and_translate(request, qpc, kAccessRemoteWrite, delay);
+  DmaAuthority authority;
+  const Decision checked = check_and_translate(request, qpc, kAccessRemoteWrite, &authority, delay);
   if (checked.failed()) return checked;
   DmaRequest write;
+  write.authority = &authority;
   write.segments = &translate_.segments;
   write.data = const_cast<uint8_t*>(request.payload.data());
   write.trace_id = request.trace_id;
@@ -116,7 +129,8 @@ Decision Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSta
                                sc_core::sc_time& delay) {
   ++requests_;
   if (request.length == 0) return Decision::ok();  // no key checks (R5.read.zero_length)
-  const Decision checked = check_and_translate(request, qpc, kAccessRemoteRead, delay);
+  DmaAuthority authority;
+  const Decision checked = check_and_translate(request, qpc, kAccessRemoteRead, &authority, delay);
   if (checked.failed()) return checked;
 
   // IRD: at most `ird` reads of this QP in service; a slot is held until the data is read.
@@ -127,6 +141,7 @@ Decision Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSta
   delay = start - now;
   response_.payload.resize(request.length);
   DmaRequest read;
+  read.authority = &authority;
   read.segments = &translate_.segments;
   read.data = response_.payload.data();
   read.trace_id = request.trace_id;

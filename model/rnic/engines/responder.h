@@ -87,11 +87,12 @@ class Responder : public sc_core::sc_module {
   Decision serve_read(const Packet& request, const QpcEntry& qpc, QpState& qp,
                       sc_core::sc_time& delay);
   Decision serve_write(const Packet& request, const QpcEntry& qpc, sc_core::sc_time& delay);
-  // Remote key check + translation of [remote_addr, +length) with `access`.
+  // Remote key check + translation of [remote_addr, +length) with `access`; on success
+  // `authority` is what the request named, for its DMAs.
   Decision check_and_translate(const Packet& request, const QpcEntry& qpc, uint16_t access,
-                               sc_core::sc_time& delay);
+                               DmaAuthority* authority, sc_core::sc_time& delay);
   void enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core::sc_time& delay);
-  Wqe read_receive(const QpcEntry& qpc, uint32_t index, sc_core::sc_time& delay);
+  Wqe read_receive(uint32_t qpn, const QpcEntry& qpc, uint32_t index, sc_core::sc_time& delay);
 
   Config config_;
   IcmLayout icm_;

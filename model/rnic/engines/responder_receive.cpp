@@ -25,11 +25,13 @@ void Responder::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   flush_receives(event->qpn, qp, delay);
 }
 
-Wqe Responder::read_receive(const QpcEntry& context, uint32_t index, sc_core::sc_time& delay) {
+Wqe Responder::read_receive(uint32_t qpn, const QpcEntry& context, uint32_t index,
+                           sc_core::sc_time& delay) {
   uint8_t raw[kWqeBytes];
   const uint64_t addr = context.rq_base + uint64_t(index % context.rq_depth) * kWqeBytes;
+  const DmaAuthority ring = DmaAuthority::of_queue(DmaAuthority::Kind::ReceiveQueue, qpn);
   if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, raw, kWqeBytes,
-                    DmaSource::WqeFetch, delay))
+                    DmaSource::WqeFetch, &ring, delay))
     return Wqe{};
   return Wqe::decode(raw);
 }
@@ -51,7 +53,7 @@ void Responder::flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& dela
   if (flushed.size() == 0) return;
   const QpcEntry context = *found;
   for (uint32_t index = flushed.first; index != flushed.end; ++index) {
-    const Wqe receive = read_receive(context, index, delay);
+    const Wqe receive = read_receive(qpn, context, index, delay);
     Cqe cqe;
     cqe.status = CqeStatus::Flush;
     cqe.rule = uint16_t(RuleId::R4_error_flush_receives);
@@ -111,7 +113,19 @@ Decision Responder::land_send(const Packet& request, const QpcEntry& context, co
     translate_.side = EngineSide::Responder;
     translate_.trace_id = request.trace_id;
     send_message(pool_, xlate_isock, translate_, delay);
+    DmaAuthority authority;  // the receive SGE's token, checked for its whole length
+    authority.kind = DmaAuthority::Kind::Data;
+    authority.checks = CheckList::ReceiveSge;
+    authority.verb = RequestVerb::Receive;
+    authority.access = kAccessLocalWrite;
+    authority.token = checks[i].token;
+    authority.pd = context.pd;
+    authority.qpn = request.dst_qpn;
+    authority.va = checks[i].va;
+    authority.length = checks[i].length;
+    authority.trace_id = request.trace_id;
     DmaRequest write;
+    write.authority = &authority;
     write.trace_id = request.trace_id;
     write.segments = &translate_.segments;
     write.data = const_cast<uint8_t*>(request.payload.data()) + offset;
@@ -155,7 +169,7 @@ Decision Responder::serve_send(const Packet& request, const QpcEntry& context, Q
     return Decision::ok();
   }
   ++receives_;
-  const Wqe receive = read_receive(context, index, delay);
+  const Wqe receive = read_receive(request.dst_qpn, context, index, delay);
   Cqe cqe;
   cqe.opcode = CqeOpcode::Receive;
   cqe.wr_id = receive.wr_id;

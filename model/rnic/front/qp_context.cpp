@@ -29,6 +29,7 @@ QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const I
   qpc_stats_.write_back_slice = "QPC write-back";
   cqc_stats_.load_slice = "CQC load";
   cqc_stats_.write_back_slice = "CQC write-back";
+  cqc_stats_.table = DmaTable::Cqc;
   lookup_tsock.register_b_transport(this, &QpContext::lookup_b_transport);
   ctrl_tsock.register_b_transport(this, &QpContext::ctrl_b_transport);
 }
@@ -60,14 +61,15 @@ QpContext::TableStats QpContext::declare(const char* table, const char* size_par
 }
 
 template <typename Entry>
-void QpContext::write_back(const Entry& victim, uint64_t addr, TableStats& table,
-                           sc_core::sc_time at, uint64_t trace_id) {
+void QpContext::write_back(const Entry& victim, uint32_t index, uint64_t addr,
+                           TableStats& table, sc_core::sc_time at, uint64_t trace_id) {
   ++*table.write_backs;
   // Posted: nobody waits for it; it takes its share of the upstream link.
   sc_core::sc_time delay = at - sim_time(*this);
   auto words = victim.running;
+  const DmaAuthority entry = DmaAuthority::of_table(table.table, index);
   dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, addr + Entry::kRunningOffset,
-               words.data(), Entry::kRunningBytes, DmaSource::ContextTable, delay);
+               words.data(), Entry::kRunningBytes, DmaSource::ContextTable, &entry, delay);
   if (trace_.on()) trace_.slice(table.write_back_slice, at, sim_time(*this) + delay, trace_id);
 }
 
@@ -95,9 +97,10 @@ bool QpContext::read(NonBlockingCache<Entry>& cache, TableStats& table, uint64_t
   const sc_core::sc_time issued = ps(cache.begin_miss(asked.value()));
   *table.register_stall_ps += (issued - asked).value();
   delay = issued - now;
+  const DmaAuthority entry = DmaAuthority::of_table(table.table, req.index);
   const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND,
                                base + uint64_t(req.index) * kBytes, raw, kBytes,
-                               DmaSource::ContextTable, delay);
+                               DmaSource::ContextTable, &entry, delay);
   const sc_core::sc_time filled = now + delay;
   cache.end_miss(filled.value());
   table.in_flight->hold(now.value(), issued.value(), filled.value());
@@ -110,7 +113,8 @@ bool QpContext::read(NonBlockingCache<Entry>& cache, TableStats& table, uint64_t
     ++*table.evictions;
     // The victim leaves when the fill takes its place.
     if (write_back_) {
-      write_back(evicted.value, base + evicted.key * kBytes, table, filled, req.trace_id);
+      write_back(evicted.value, uint32_t(evicted.key), base + evicted.key * kBytes, table,
+                 filled, req.trace_id);
     }
   }
   return true;

@@ -51,6 +51,7 @@ class QpContext : public sc_core::sc_module {
   struct TableStats {
     const char* load_slice = nullptr;
     const char* write_back_slice = nullptr;
+    DmaTable table = DmaTable::Qpc;  // which table its DMAs touch
     std::array<Counter*, kContextRoles> hits{};
     std::array<Counter*, kContextRoles> misses{};
     std::array<Counter*, kContextRoles> merged{};
@@ -69,10 +70,11 @@ class QpContext : public sc_core::sc_module {
             const ContextRead& req, Entry* out, sc_core::sc_time& delay);
   TableStats declare(const char* table, const char* size_param);
 
-  // Posts the running state of `victim`, evicted at `at`, back to its table entry at `addr`.
+  // Posts the running state of `victim`, evicted at `at`, back to its table entry `index`
+  // at `addr`.
   template <typename Entry>
-  void write_back(const Entry& victim, uint64_t addr, TableStats& table, sc_core::sc_time at,
-                  uint64_t trace_id);
+  void write_back(const Entry& victim, uint32_t index, uint64_t addr, TableStats& table,
+                  sc_core::sc_time at, uint64_t trace_id);
 
   IcmLayout icm_;
   bool write_back_;

@@ -308,8 +308,9 @@ bool WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
     // Every read of this top-up starts after the context lookup; the link orders them.
     sc_core::sc_time d = delay;
     const uint64_t addr = context.sq_base + uint64_t(slot) * kWqeBytes;
+    const DmaAuthority ring = DmaAuthority::of_queue(DmaAuthority::Kind::SendQueue, qpn);
     const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, buffer_.data(),
-                                 batch * kWqeBytes, DmaSource::WqeFetch, d);
+                                 batch * kWqeBytes, DmaSource::WqeFetch, &ring, d);
     ++fetch_reads_;
     fetch_latency_.add_ps(d.value());
     if (!ok) {

@@ -142,6 +142,7 @@ struct PageListLoad {
   RuleId rule = RuleId::None;  // a refusal's rule (R5.fr.page_align)
   EngineSide side = EngineSide::Requester;  // who asks (coverage only)
   uint64_t trace_id = 0;  // the work request asking (tracing only)
+  const DmaAuthority* authority = nullptr;  // the WQE's page list and MR, for the DMAs
 };
 
 // Requester / Responder -> Mtt. `segments` keeps its capacity between uses.
@@ -160,6 +161,8 @@ struct DmaRequest {
   const std::vector<PhysSegment>* segments = nullptr;
   uint8_t* data = nullptr;  // length = sum of segment lengths
   DmaSource source = DmaSource::ReadData;
+  // The request the data serves: the segments are the translation of [va, va + their length).
+  const DmaAuthority* authority = nullptr;
   bool ok = false;
   uint64_t trace_id = 0;  // the work request asking (tracing only)
 };

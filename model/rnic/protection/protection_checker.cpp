@@ -2,6 +2,7 @@
 #include "model/rnic/protection/protection_checker.h"
 
 #include "model/rnic/protection/protection_rules.h"
+#include "model/rnic/protection/seeded_bug.h"
 
 namespace rnic {
 
@@ -79,8 +80,9 @@ MptEntry* ProtectionChecker::fetch(uint32_t index, EngineSide side, sc_core::sc_
   const sc_core::sc_time issued = ps(cache_.begin_miss(asked.value()));
   mshr_stall_ps_ += (issued - asked).value();
   delay = issued - now;
+  const DmaAuthority table = DmaAuthority::of_table(DmaTable::Mpt, index);
   const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mpt_addr(index), raw,
-                               kMptEntryBytes, DmaSource::MptTable, delay);
+                               kMptEntryBytes, DmaSource::MptTable, &table, delay);
   const sc_core::sc_time filled = now + delay;
   cache_.end_miss(filled.value());
   misses_in_flight_.hold(now.value(), issued.value(), filled.value());
@@ -92,8 +94,9 @@ MptEntry* ProtectionChecker::fetch(uint32_t index, EngineSide side, sc_core::sc_
 bool ProtectionChecker::write_back(uint32_t index, const MptEntry& entry, sc_core::sc_time& delay) {
   uint8_t raw[kMptEntryBytes];
   entry.encode(raw);
+  const DmaAuthority table = DmaAuthority::of_table(DmaTable::Mpt, index);
   return dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, icm_.mpt_addr(index), raw,
-                      kMptEntryBytes, DmaSource::MptTable, delay);
+                      kMptEntryBytes, DmaSource::MptTable, &table, delay);
 }
 
 Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& delay) {
@@ -130,7 +133,14 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
           parent = &parent_copy;
         }
       }
-      return check_remote_access(copy, parent, req);
+      const Decision decision = check_remote_access(copy, parent, req);
+      if (RNICSIM_SEEDED_BUG(WrongRegion) && !decision.failed()) {
+        // Seeded bug: the MTT base taken from the next MPT entry, a region the token never named.
+        const MptEntry* next = fetch(index + 1, req.side, delay);
+        if (next && (next->kind == MptKind::Mr || next->kind == MptKind::FastMr))
+          req.region.mtt_index = next->mtt_index;
+      }
+      return decision;
     }
     case ProtectionOp::Bind: {
       // An MW or MR index that names no entry reads as an entry of no kind: the checks decide.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/rnic/protection/protection_rules.h"
 
+#include "model/rnic/protection/seeded_bug.h"
+
 namespace rnic {
 
 Region region_of(const MptEntry& mr) {
@@ -58,18 +60,23 @@ Decision check_remote_access(const MptEntry& entry, const MptEntry* parent,
       (req.access & kAccessRemoteWrite) ? CheckList::RemoteWrite : CheckList::RemoteRead;
   const CqeStatus fail = CqeStatus::RemoteAccess;
   if (entry.state == MptState::Unused || entry.kind == MptKind::None) return failed(list, 0, fail);
-  if (entry.tag != token_tag(req.token)) return failed(list, 1, fail);
+  // RNICSIM_SEEDED_BUG: a check skipped or off by one in the test build rnicsim_seeded_bugs.
+  if (!RNICSIM_SEEDED_BUG(StaleTag) && entry.tag != token_tag(req.token))
+    return failed(list, 1, fail);
   if (entry.state != MptState::Valid) return failed(list, 2, fail);
-  if (entry.pd != req.pd) return failed(list, 3, fail);
+  if (!RNICSIM_SEEDED_BUG(Pd) && entry.pd != req.pd) return failed(list, 3, fail);
   const bool window = entry.kind == MptKind::Mw;
   if (window && entry.bound_qpn != req.qpn) return failed(list, 4, fail);
-  if ((entry.access & req.access) != req.access) return failed(list, 5, fail);
+  if (!RNICSIM_SEEDED_BUG(Direction) && (entry.access & req.access) != req.access)
+    return failed(list, 5, fail);
   uint64_t va = req.va;
   if (window && entry.zero_based) {
     if (va > UINT64_MAX - entry.base_va) return failed(list, 6, fail);
     va += entry.base_va;
   }
-  if (!range_inside(va, req.length, entry.base_va, entry.length)) return failed(list, 6, fail);
+  const uint64_t checked =
+      RNICSIM_SEEDED_BUG(Bounds) && req.length > 0 ? req.length - 1 : req.length;
+  if (!range_inside(va, checked, entry.base_va, entry.length)) return failed(list, 6, fail);
   if (window) {
     // The parent MR is VALID while windows are bound to it (it cannot be invalidated or
     // deregistered then); a missing parent is a model error, reported as the window invalid.

@@ -70,8 +70,10 @@ bool Mtt::entry(uint32_t index, EngineSide side, uint64_t* phys, sc_core::sc_tim
   const sc_core::sc_time issued = ps(cache_.begin_miss(asked.value()));
   mshr_stall_ps_ += (issued - asked).value();
   delay = issued - now;
+  const DmaAuthority table = DmaAuthority::of_table(DmaTable::Mtt, first, count);
   const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mtt_addr(first),
-                               line_.data(), count * kMttEntryBytes, DmaSource::MttTable, delay);
+                               line_.data(), count * kMttEntryBytes, DmaSource::MttTable, &table,
+                               delay);
   const sc_core::sc_time filled = now + delay;
   cache_.end_miss(filled.value());
   misses_in_flight_.hold(now.value(), issued.value(), filled.value());
@@ -136,7 +138,7 @@ bool Mtt::load_page_list(PageListLoad& req, sc_core::sc_time& delay) {
     const uint32_t bytes = n * kMttEntryBytes;
     if (!dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND,
                       req.page_list + uint64_t(done) * kMttEntryBytes, line_.data(), bytes,
-                      DmaSource::MttTable, delay))
+                      DmaSource::MttTable, req.authority, delay))
       return false;
     for (uint32_t i = 0; i < n; ++i) {
       const uint64_t phys = get_le<uint64_t>(line_.data() + size_t(i) * kMttEntryBytes);
@@ -146,7 +148,7 @@ bool Mtt::load_page_list(PageListLoad& req, sc_core::sc_time& delay) {
       }
     }
     if (!dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, icm_.mtt_addr(req.mtt_index + done),
-                      line_.data(), bytes, DmaSource::MttTable, delay))
+                      line_.data(), bytes, DmaSource::MttTable, req.authority, delay))
       return false;
     for (uint32_t i = 0; i < n; ++i) {
       cache_.invalidate(req.mtt_index + done + i);
