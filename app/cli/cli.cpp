@@ -2,9 +2,12 @@
 // The command table and the dispatch; parsing is in options.cpp, each command in its file.
 #include "app/cli/cli.h"
 
+#include <sys/stat.h>
+
 #include <exception>
 #include <fstream>
 #include <new>
+#include <sstream>
 
 #include "app/cli/commands.h"
 #include "app/runner/output_files.h"
@@ -33,6 +36,9 @@ const char* const kUsage =
     "  schema              write the JSON Schema of scenario files (scenarios/schema.json)\n"
     "  report FILE.json    per-request stage breakdown of a trace (count, mean, p50, p99\n"
     "                      per stage, end-to-end latency), or a results file's latencies\n"
+    "  coverage merge|report|bins\n"
+    "                      merge coverage files (run --coverage), report one (holes\n"
+    "                      included), or list every bin and why it may be unreachable\n"
     "\n"
     "  rnicsim --help | rnicsim COMMAND --help | rnicsim --version\n";
 
@@ -47,6 +53,7 @@ const Command kCommands[] = {
     {"stats", Files::None, kStatsUsage, cmd_stats},
     {"schema", Files::None, kSchemaUsage, cmd_schema},
     {"report", Files::One, kReportUsage, cmd_report},
+    {"coverage", Files::Many, kCoverageUsage, cmd_coverage},
 };
 
 }  // namespace
@@ -89,6 +96,32 @@ int write_output(const CommandContext& c, const std::string& text) {
     return kExitInvalid;
   }
   return kExitPassed;
+}
+
+bool read_json_input(const std::string& path, nlohmann::json* out, std::string* error) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    *error = quote(path) + ": no such file";
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *error = quote(path) + ": not a regular file";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) {
+    *error = "cannot read " + quote(path);
+    return false;
+  }
+  try {
+    *out = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    *error = quote(path) + ": not JSON (" + e.what() + ")";
+    return false;
+  }
+  return true;
 }
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,

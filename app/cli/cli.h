@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `rnicsim` command line: run, validate, gen, expect, params, presets, stats, schema,
-// report, --help, --version.
+// report, coverage, --help, --version.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +39,10 @@ struct CliOptions {
   bool no_summary = false;  // run --no-summary: no unit statistics table
   bool help = false;        // COMMAND --help
   uint64_t memory_budget = kDefaultMemoryBudget;  // run, validate --memory-budget
+  std::string coverage;             // run --coverage: the coverage file
+  bool markdown = false;            // coverage report --markdown
+  std::vector<std::string> focus;   // gen --focus: bins or prefixes
+  std::string weights;              // gen --weights: {bin-or-prefix: weight}
 };
 
 // Parses argv[1..]; false with `error` set for a bad command line.

@@ -42,6 +42,7 @@ int cmd_presets(const CommandContext& c);
 int cmd_stats(const CommandContext& c);
 int cmd_schema(const CommandContext& c);
 int cmd_report(const CommandContext& c);
+int cmd_coverage(const CommandContext& c);
 extern const char* const kRunUsage;
 extern const char* const kValidateUsage;
 extern const char* const kGenUsage;
@@ -51,6 +52,7 @@ extern const char* const kPresetsUsage;
 extern const char* const kStatsUsage;
 extern const char* const kSchemaUsage;
 extern const char* const kReportUsage;
+extern const char* const kCoverageUsage;
 
 // Lines "  --out FILE     meaning" for the options COMMAND accepts (the option table).
 std::string option_lines(const std::string& command);
@@ -59,5 +61,8 @@ std::string option_lines(const std::string& command);
 std::string file_error(const std::string& file, const ScenarioError& e);
 // Writes text to --out, or to `out` without --out; exit status.
 int write_output(const CommandContext& c, const std::string& text);
+// Reads a JSON file the command takes (a regular file only: a FIFO would block); false with
+// `error` set ("FILE: why").
+bool read_json_input(const std::string& path, nlohmann::json* out, std::string* error);
 
 }  // namespace rnic::app

@@ -63,6 +63,10 @@ const std::vector<Option>& option_table() {
        [](CliOptions* o, const E& v, E*) { return o->out = v, true; }},
       {"--out", nullptr, "FILE.json", "gen expect schema", "write there instead of stdout",
        [](CliOptions* o, const E& v, E*) { return o->out = v, true; }},
+      {"--out", nullptr, "FILE", "coverage",
+       "write there instead of stdout (merge: the merged JSON; report, bins:\n"
+       "the text)",
+       [](CliOptions* o, const E& v, E*) { return o->out = v, true; }},
       {"--out-dir", nullptr, "DIR", "run",
        "write each file's results JSON to DIR/NAME.json, NAME being the file's\n"
        "name without .json (the names must differ; DIR must exist)",
@@ -99,6 +103,11 @@ const std::vector<Option>& option_table() {
          o->trace_period_ns = n;
          return true;
        }},
+      {"--coverage", nullptr, "FILE.json", "run",
+       "write the functional coverage of the run (bins hit and how often;\n"
+       "several files: one coverage, theirs together); `rnicsim coverage`\n"
+       "merges and reports",
+       [](CliOptions* o, const E& v, E*) { return o->coverage = v, true; }},
       {"--vcd", nullptr, "FILE", "run", "waveforms of key signals per node (SystemC VCD)",
        [](CliOptions* o, const E& v, E*) { return o->vcd = v, true; }},
       {"--vcd-period", nullptr, "NS", "run", "sampling period of the waveforms (default 100 ns)",
@@ -121,6 +130,24 @@ const std::vector<Option>& option_table() {
          o->steps = n;
          return true;
        }},
+      // Bins, not yet checked: the generator knows them (gen.cpp refuses an unknown one).
+      {"--focus", nullptr, "BIN[,BIN]", "gen",
+       "aim the random choices at these coverage bins or prefixes of bins\n"
+       "(status:ReceiveAndInvalidate:, rule:R5.bind.); repeatable",
+       [](CliOptions* o, const E& v, E*) {
+         for (size_t start = 0; start <= v.size();) {
+           const size_t comma = std::min(v.find(',', start), v.size());
+           if (comma > start) o->focus.push_back(v.substr(start, comma - start));
+           start = comma + 1;
+         }
+         return true;
+       }},
+      {"--weights", nullptr, "W.json", "gen",
+       "weigh the random choices by bin: {\"BIN-or-prefix\": weight, ...}\n"
+       "(1 leaves a choice as it is, 0 avoids it)",
+       [](CliOptions* o, const E& v, E*) { return o->weights = v, true; }},
+      {"--markdown", nullptr, nullptr, "coverage", "report, bins: Markdown instead of a table",
+       [](CliOptions* o, const E&, E*) { return o->markdown = true; }},
       {"--quiet", "-q", nullptr, "run", "no summary on stdout", store_quiet},
       {"--quiet", "-q", nullptr, "validate", "no \"valid\" line on stdout", store_quiet},
       {"--no-summary", nullptr, nullptr, "run",
@@ -177,8 +204,42 @@ std::vector<std::string> option_names(const std::string& command) {
   return names;
 }
 
+// coverage SUBCOMMAND FILE...: the subcommand comes first, as the first "file".
+bool check_coverage_args(const CliOptions& o, std::string* error) {
+  if (o.help) return true;
+  const std::vector<std::string> subcommands = {"merge", "report", "bins"};
+  if (o.files.empty()) {
+    *error = "coverage needs merge, report or bins";
+    return false;
+  }
+  const std::string& sub = o.files.front();
+  if (std::find(subcommands.begin(), subcommands.end(), sub) == subcommands.end()) {
+    *error = unknown_name("coverage subcommand", sub, subcommands, " (merge, report or bins)");
+    return false;
+  }
+  const size_t files = o.files.size() - 1;
+  if (sub == "merge" && files == 0) {
+    *error = "coverage merge needs one or more coverage files";
+    return false;
+  }
+  if (sub == "report" && files != 1) {
+    *error = "coverage report takes one coverage file (merge several first)";
+    return false;
+  }
+  if (sub == "bins" && files != 0) {
+    *error = "coverage bins takes no file";
+    return false;
+  }
+  if (sub == "merge" && o.markdown) {
+    *error = "--markdown is for coverage report and bins";
+    return false;
+  }
+  return true;
+}
+
 // Checks across options and files, once every argument is read.
 bool check_combination(const CliOptions& o, const Command& command, std::string* error) {
+  if (o.command == "coverage") return check_coverage_args(o, error);
   if (o.files.size() > 1 && !o.out.empty()) {
     *error = "--out takes a single scenario file (several: --out-dir DIR)";
     return false;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "app/observe/trace_window.h"
 #include "app/observe/trace_writer.h"
 #include "app/observe/vcd_probe.h"
+#include "app/runner/coverage_collector.h"
 #include "app/runner/output_files.h"
 #include "app/runner/results.h"
 #include "app/runner/runner.h"
@@ -25,8 +27,10 @@ const char* const kRunUsage =
     "                             [--set key=value ...] [--seed N] [--quiet] [--no-summary]\n"
     "                             [--trace-limit N] [--trace-from STEP|TIME] [--trace-period NS]\n"
     "                             [--vcd-period NS] [--memory-budget SIZE]\n"
+    "                             [--coverage coverage.json]\n"
     "       rnicsim run FILE.json FILE2.json... [--out-dir DIR] [--set key=value ...]\n"
     "                             [--seed N] [--quiet] [--no-summary] [--memory-budget SIZE]\n"
+    "                             [--coverage coverage.json]\n"
     "\n"
     "Several files run in one process and one simulation, each scenario on a platform of its\n"
     "own from time 0; each gives the results it gives alone. The exit status is the worst:\n"
@@ -149,6 +153,7 @@ int cmd_run(const CommandContext& c) {
     outputs.emplace_back(o.out_dir.empty() ? "--out" : "--out-dir", path);
   }
   if (!o.trace.empty()) outputs.emplace_back("--trace", o.trace);
+  if (!o.coverage.empty()) outputs.emplace_back("--coverage", o.coverage);
   if (!o.vcd.empty()) {
     outputs.emplace_back("--vcd", o.vcd);
     // SystemC's VCD writer appends ".vcd": that file is written too, then moved to the name.
@@ -210,6 +215,13 @@ int cmd_run(const CommandContext& c) {
   // A progress line for long runs, only for a person watching a terminal.
   const char* force = std::getenv("RNICSIM_PROGRESS");
   options.progress = force ? std::string(force) == "1" : !o.quiet && isatty(STDERR_FILENO);
+  // Coverage: a collector per file, fitted only when asked for (none attached: no cost).
+  std::vector<coverage::Coverage> coverages(o.coverage.empty() ? 0 : scenarios.size());
+  std::vector<std::unique_ptr<CoverageCollector>> collectors;
+  for (coverage::Coverage& cov : coverages) {
+    collectors.push_back(std::make_unique<CoverageCollector>(cov));
+    options.decisions.push_back(collectors.back().get());
+  }
   if (!c.simulate) return kExitPassed;  // run_cli(simulate = false): every check made
   const std::vector<RunResult> runs = run_scenarios(list, seeds, options);
 
@@ -264,6 +276,18 @@ int cmd_run(const CommandContext& c) {
     const std::string error =
         write_json_file(out_paths[i], results_json(scenarios[i], runs[i], seeds[i]));
     if (!error.empty()) write_failed(error);
+  }
+  if (!coverages.empty()) {
+    // One file for the whole run: every scenario's bins added up.
+    coverage::Coverage all;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      add_step_coverage(coverages[i], scenarios[i], runs[i]);
+      all.merge(coverages[i]);
+    }
+    std::ofstream file(o.coverage, std::ios::binary | std::ios::trunc);
+    file << all.text();
+    file.close();
+    if (!file) write_failed("cannot write " + quote(o.coverage));
   }
   if (!o.quiet) {
     for (size_t i = 0; i < runs.size(); ++i) {

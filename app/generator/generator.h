@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/reference/model.h"
@@ -19,7 +20,16 @@ struct GenOptions {
   uint64_t seed = 1;
   uint64_t steps = 40;  // random actions (each writes one or more steps, polls not counted)
   RefOptions ref;
+  // Coverage bins (or prefixes of bins, app/coverage/coverage.h) and weights: a choice that
+  // can hit a bin matching a pattern has its weight multiplied by that pattern's weight.
+  std::vector<std::pair<std::string, double>> weights;
 };
+constexpr double kFocusWeight = 50;  // gen --focus BIN: the weight of BIN
+
+// The weights of a --weights file ({"bin-or-prefix": weight, ...}) added to `out`; false with
+// `error` set for anything else (a pattern that names no bin, a negative weight).
+bool parse_weights(const nlohmann::json& j, std::vector<std::pair<std::string, double>>* out,
+                   std::string* error);
 
 // A generated scenario (see generator.cpp for what it exercises and the timing rules it
 // keeps). Throws std::logic_error when the generator breaks its own rules (a bug).

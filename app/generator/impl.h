@@ -18,6 +18,11 @@ namespace rnic::app {
 namespace gen {
 
 constexpr uint32_t kInvalidToken = 0x7fff00;  // an index no scenario creates
+constexpr size_t kMaxPairs = 24;              // QP pairs a file creates at most
+
+// The coverage bins a choice can hit (app/coverage/coverage.h): bin IDs, or prefixes of them
+// ending in ':' or '.' ("status:Read:", "rule:R5.bind."). --focus and --weights weigh them.
+using Tags = std::vector<std::string>;
 
 // VALID, and the token the consumer holds is current (a failed FastRegister or Bind leaves
 // the consumer with a tag the object never got).
@@ -59,6 +64,11 @@ class Generator {
   // --- random choices ---
   uint64_t uniform(uint64_t lo, uint64_t hi);  // [lo, hi]
   bool chance(double p);
+  // Aimed choices (--focus, --weights): each option's weight is multiplied by the weight of
+  // every pattern one of its tags matches. One draw each, whatever the weights.
+  double weight(const gen::Tags& tags) const;
+  bool chance(double p, const gen::Tags& yes, const gen::Tags& no = {});
+  size_t choose(const std::vector<std::pair<double, gen::Tags>>& options);
   template <typename T>
   const T& pick(const std::vector<T>& v) {
     return v[uniform(0, v.size() - 1)];
@@ -78,6 +88,14 @@ class Generator {
   void register_or_deregister(uint32_t node, const std::string& mr);
   void save_token(const std::string& object);
   void fill_memory();
+  // The bins an action on `qp` can still hit, as the model's state stands (a Bind with no free
+  // window can only be refused, a send with no receive posted only time out).
+  gen::Tags send_tags_for(const std::string& qp, bool posts_receives) const;
+  gen::Tags bind_tags_for(const std::string& qp) const;
+  gen::Tags fast_register_tags_for(const std::string& qp) const;
+  // Objects of the receiver a SendAndInvalidate on `qp` can invalidate: VALID, its PD, a
+  // window bound to the receiving QP.
+  std::vector<std::string> invalidate_targets(const std::string& qp) const;
 
   // views of the model's state for choosing
   std::vector<std::string> qps() const;                   // existing, connected QPs
@@ -85,12 +103,21 @@ class Generator {
   std::vector<std::string> regions(uint32_t node) const;  // MRs (normal and fast) of a node
   std::vector<std::string> windows(uint32_t node) const;
   std::vector<std::string> buffers(uint32_t node) const;
-  // An SGL of `total` bytes on `qp`'s node, mostly inside regions `qp` may use with `rights`.
-  OrderedJson sgl_for(const std::string& qp, uint64_t total, uint32_t rights, size_t max_sges);
+  // An SGL of `total` bytes on `qp`'s node, mostly inside regions `qp` may use with `rights`;
+  // `good` and `bad` tag the usable and the refused choices.
+  OrderedJson sgl_for(const std::string& qp, uint64_t total, uint32_t rights, size_t max_sges,
+                      const gen::Tags& good, const gen::Tags& bad);
   // The remote side of a read or write of `total` bytes from `qp`.
-  OrderedJson remote_for(const std::string& qp, uint64_t total, uint32_t right);
+  OrderedJson remote_for(const std::string& qp, uint64_t total, bool write);
   uint64_t transfer_length();
-  OrderedJson flags(const std::vector<std::pair<const char*, double>>& choices);
+  // Each flag with its probability, for a post of `verb` (coverage's verb name); `also`: what
+  // else giving the flag can hit.
+  struct FlagChoice {
+    const char* name;
+    double p;
+    gen::Tags also = {};
+  };
+  OrderedJson flags(const std::vector<FlagChoice>& choices, const char* verb);
 
   GenOptions options_;
   std::mt19937_64 rng_;

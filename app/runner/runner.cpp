@@ -470,6 +470,11 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
     }
   }
   if (instances.empty()) return results;
+  for (size_t k = 0; k < instances.size(); ++k) {
+    const size_t i = index_of[k];
+    if (i < options.decisions.size() && options.decisions[i])
+      instances[k]->system.attach_decisions(options.decisions[i]);
+  }
   try {
     std::unique_ptr<VcdProbe> probe;
     std::unique_ptr<TraceCounters> counters;

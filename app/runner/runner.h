@@ -13,6 +13,7 @@
 #include "app/scenario/scenario.h"
 #include "host_api/host_trace.h"
 #include "host_api/ndk.h"
+#include "model/instruments/decision_sink.h"
 #include "tlm/trace.h"
 
 namespace rnic::app {
@@ -100,6 +101,9 @@ struct RunOptions {
   uint64_t vcd_period_ns = 100;
   std::string vcd_error;       // out: why the VCD file could not be finished, or ""
   bool progress = false;       // a progress line on stderr once a run takes over ~2 s
+  // Coverage: decisions[i] receives every unit decision of scenarios[i] (null or missing:
+  // none attached, no cost).
+  std::vector<DecisionSink*> decisions;
 };
 
 // Elaborates and simulates. Call once per process (SystemC elaborates once).

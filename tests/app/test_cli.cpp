@@ -462,3 +462,55 @@ TEST_CASE("expect_memory compares in chunks: a difference across 1 MiB is found 
   std::remove(file.c_str());
   std::remove(results.c_str());
 }
+
+TEST_CASE("coverage: run --coverage, merge, report and bins, bad input exits 2", "[app]") {
+  const std::string scenario =
+      std::string(RNICSIM_SOURCE_DIR) + "/scenarios/conformance/r5-read-sink-pd.json";
+  const std::string cov = "/tmp/rnicsim_app_test_cov.json";
+  const std::string merged = "/tmp/rnicsim_app_test_cov_merged.json";
+  std::string out, err;
+  // Outputs are checked before anything runs: a directory is not replaced.
+  CHECK(run({"run", scenario, "--quiet", "--coverage", "/tmp"}, &out, &err) == kExitInvalid);
+  CHECK(err.find("--coverage \"/tmp\": is a directory") != std::string::npos);
+  REQUIRE(run({"run", scenario, "--quiet", "--coverage", cov}, &out, &err) == kExitPassed);
+  std::ifstream in(cov);
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str().find("\"format\": \"rnicsim-coverage\"") != std::string::npos);
+  CHECK(text.str().find("\"rule:R5.read.sink.pd:decided\": 1") != std::string::npos);
+  CHECK(text.str().find("\"status:Read:STATUS_ACCESS_VIOLATION\": 1") != std::string::npos);
+  REQUIRE(run({"coverage", "merge", cov, cov, "--out", merged}, &out, &err) == kExitPassed);
+  REQUIRE(run({"coverage", "report", merged}, &out, &err) == kExitPassed);
+  CHECK(out.find("over 2 runs") != std::string::npos);
+  CHECK(out.find("  R5.read.sink.pd ") != std::string::npos);
+  CHECK(out.find("holes (reachable bins never hit): ") != std::string::npos);
+  REQUIRE(run({"coverage", "report", merged, "--markdown"}, &out, &err) == kExitPassed);
+  CHECK(out.find("| `rule:` |") != std::string::npos);
+  REQUIRE(run({"coverage", "bins"}, &out, &err) == kExitPassed);
+  CHECK(out.find("rule:R5.read.sink.pd:decided\treachable\n") != std::string::npos);
+  CHECK(out.find("rule:R2.remote_write_implies_local:decided\tALLOW_REMOTE_WRITE") !=
+        std::string::npos);
+  CHECK(run({"coverage"}, &out, &err) == kExitInvalid);
+  CHECK(err.find("coverage needs merge, report or bins") != std::string::npos);
+  CHECK(run({"coverage", "reprot", cov}, &out, &err) == kExitInvalid);
+  CHECK(err.find("did you mean \"report\"") != std::string::npos);
+  CHECK(run({"coverage", "report", cov, merged}, &out, &err) == kExitInvalid);
+  CHECK(run({"coverage", "merge"}, &out, &err) == kExitInvalid);
+  CHECK(run({"coverage", "report", "/nonexistent/c.json"}, &out, &err) == kExitInvalid);
+  CHECK(err.find("no such file") != std::string::npos);
+  CHECK(run({"coverage", "report", scenario}, &out, &err) == kExitInvalid);
+  CHECK(err.find("not a coverage file") != std::string::npos);
+  CHECK(run({"coverage", "report", "/tmp"}, &out, &err) == kExitInvalid);
+  CHECK(err.find("not a regular file") != std::string::npos);
+  CHECK(run({"coverage", "merge", cov, "--out", cov}, &out, &err) == kExitInvalid);
+  CHECK(err.find("is an input of this run") != std::string::npos);
+  CHECK(run({"gen", "--seed", "1", "--focus", "status:Read:STATUS_SUCESS"}, &out, &err) ==
+        kExitInvalid);
+  CHECK(err.find("did you mean \"status:Read:STATUS_SUCCESS\"") != std::string::npos);
+  CHECK(run({"gen", "--seed", "1", "--weights", "/nonexistent/w.json"}, &out, &err) ==
+        kExitInvalid);
+  const std::string weights = temp_file("weights.json", R"({"rule:R5.nope.": 2})");
+  CHECK(run({"gen", "--seed", "1", "--weights", weights}, &out, &err) == kExitInvalid);
+  CHECK(err.find("unknown bin \"rule:R5.nope.\"") != std::string::npos);
+  for (const std::string& f : {cov, merged, weights}) std::remove(f.c_str());
+}

@@ -17,6 +17,10 @@ check_difftest.py conformance RNICSIM ROOT
     The reference model on hand-written files: every scenarios/conformance/ file that
     `rnicsim expect --strict` can predict (no random fill, no race) agrees with the timed model
     once its expectations are the reference model's.
+check_difftest.py coverage RNICSIM ROOT
+    scripts/difftest --until-coverage: stops at the first seed that reaches the target, prints
+    the curve and the holes (exit 0); exit 3 when the budget runs out below it. gen --focus:
+    the same seed and options give the same file, whose description names the aim.
 
 Prints "difftest/MODE: PASS" on success. Debian's /usr/bin/python3 (python3-jsonschema).
 """
@@ -103,7 +107,9 @@ def shrunk(rnicsim, root, broken, tmp):
 
 def usage(rnicsim, root, broken):
     script = os.path.join(root, "scripts", "difftest")
-    for argv in (["--count", "0"], ["--jobs", "x"], ["--bogus"], ["--rnicsim", "/nonexistent"]):
+    for argv in (["--count", "0"], ["--jobs", "x"], ["--bogus"], ["--rnicsim", "/nonexistent"],
+                 ["--until-coverage", "0"], ["--until-coverage", "101"], ["--budget", "0"],
+                 ["--weights", "/nonexistent.json"]):
         r = run([sys.executable, script, *argv, "--rnicsim", rnicsim]
                 if "--rnicsim" not in argv else [sys.executable, script, *argv])
         if r.returncode != 2 or not r.stderr.strip():
@@ -146,6 +152,33 @@ def conformance(rnicsim, root):
     print(f"{predicted} conformance scenarios agree")
 
 
+def coverage(rnicsim, root):
+    script = os.path.join(root, "scripts", "difftest")
+    r = run([sys.executable, script, "--until-coverage", "60", "--budget", "50", "--rnicsim",
+             rnicsim])
+    out = r.stdout
+    if r.returncode != 0 or "coverage curve" not in out or "holes (" not in out:
+        fail(f"difftest --until-coverage 60: exit {r.returncode}: {out}{r.stderr}")
+    m = re.search(r"after (\d+) seeds \(target 60%\)", out)
+    if not m:
+        fail(f"difftest --until-coverage 60 did not say when it reached the target: {out}")
+    curve = [float(p) for p in re.findall(r"^ +\d+ +([0-9.]+)%$", out, re.M)]
+    if not curve or curve != sorted(curve) or curve[-1] < 60 or (len(curve) > 1 and
+                                                                  curve[-2] >= 60):
+        fail(f"difftest --until-coverage 60: the curve must grow and end at the target: {out}")
+    r = run([sys.executable, script, "--until-coverage", "100", "--budget", "3", "--rnicsim",
+             rnicsim])
+    if r.returncode != 3 or "after 3 seeds, below the target 100%" not in r.stdout:
+        fail(f"difftest --until-coverage 100 --budget 3: exit {r.returncode}, expected 3: "
+             f"{r.stdout}{r.stderr}")
+    aim = "status:ReceiveAndInvalidate:STATUS_SUCCESS"
+    g = run([rnicsim, "gen", "--seed", "2", "--focus", aim])
+    if g.returncode != 0 or "aimed at " + aim not in g.stdout:
+        fail(f"rnicsim gen --focus: exit {g.returncode}: {g.stderr}")
+    if run([rnicsim, "gen", "--seed", "2", "--focus", aim]).stdout != g.stdout:
+        fail("rnicsim gen --focus: the same seed and options gave another file")
+
+
 def main():
     argv = sys.argv[1:]
     broken = None
@@ -153,7 +186,8 @@ def main():
         i = argv.index("--broken-rnicsim")
         broken = argv[i + 1] if i + 1 < len(argv) else None
         del argv[i:i + 2]
-    if len(argv) < 3 or argv[0] not in ("generated", "fails", "usage", "conformance"):
+    if len(argv) < 3 or argv[0] not in ("generated", "fails", "usage", "conformance",
+                                        "coverage"):
         sys.exit(__doc__)
     mode, rnicsim, root = argv[:3]
     broken = broken or os.path.join(os.path.dirname(rnicsim), "rnicsim_broken_oracle")
@@ -163,6 +197,8 @@ def main():
         fails(rnicsim, root, broken)
     elif mode == "conformance":
         conformance(rnicsim, root)
+    elif mode == "coverage":
+        coverage(rnicsim, root)
     else:
         usage(rnicsim, root, broken)
     print(f"difftest/{mode}: PASS")
