@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Observing the device's decisions (coverage, docs/validation.md): the protection checker and
-// the MTT report every check they decide to a sink the platform attaches. Plain C++; with no
-// sink attached a report costs one pointer test.
+// Observing the device's decisions (coverage, and an external implementation asked the same
+// question: docs/validation.md): the protection checker and the MTT report every check they
+// decide to a sink the platform attaches. Plain C++; with no sink attached a report costs one
+// pointer test.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,8 @@
 #include "model/rnic/msg/engine_side.h"
 
 namespace rnic {
+
+struct ProtectionRequest;  // model/rnic/msg/messages.h
 
 // One decision: whose checks, what the request was doing, who asked, the outcome and the rule
 // that decided it, and the object the token named as the check found it.
@@ -22,6 +25,15 @@ struct DecisionRecord {
   Decision decision;  // a failure's rule is checks_of(list)[k]: checks 0..k-1 passed
   MptKind kind = MptKind::None;
   MptState state = MptState::Unused;
+  // The inputs, for an implementation asked the same question. `request`: the protection
+  // request as the unit answered it (inputs as asked; valid during decided() only; null for the
+  // MTT's page-list check). `object`: the MPT entry the token named, as the check read it
+  // (default, of no kind, when none could be read). `parent`: a window's MR (a remote access
+  // through a window, a Bind's MR), when `has_parent`.
+  const ProtectionRequest* request = nullptr;
+  MptEntry object;
+  MptEntry parent;
+  bool has_parent = false;
 };
 
 struct DecisionSink {

@@ -104,6 +104,10 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
   // Read before any fetch: a change made while an entry is read makes the answer's
   // generation stale, so a later recheck checks again.
   req.generation = generation_;
+  if (decisions_) {
+    seen_object_ = MptEntry{};
+    seen_has_parent_ = false;
+  }
   // A token whose index names no entry fails the first check of its list (or the DMA of the
   // entry failed: a model error, reported the same way).
   auto first_of = [](CheckList list, CqeStatus status) {
@@ -131,6 +135,7 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
         if (const MptEntry* p = fetch(copy.parent_index, req.side, delay)) {
           parent_copy = *p;
           parent = &parent_copy;
+          note_parent(parent_copy);
         }
       }
       const Decision decision = check_remote_access(copy, parent, req);
@@ -150,6 +155,7 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
       if (const MptEntry* e = mr_index != index ? fetch(mr_index, req.side, delay) : nullptr)
         mr = *e;
       note_object(req, mw);
+      note_parent(mr);
       const Decision decision = apply_bind(index, mw, mr_index, mr, req);
       if (decision.failed()) return decision;
       cache_.insert(index, mw);
@@ -244,6 +250,7 @@ void ProtectionChecker::check_b_transport(int, tlm::tlm_generic_payload& gp,
 void ProtectionChecker::note_object(ProtectionRequest& req, const MptEntry& entry) {
   req.object_kind = entry.kind;
   req.object_state = entry.state;
+  if (decisions_) seen_object_ = entry;
 }
 
 void ProtectionChecker::report(const ProtectionRequest& req, const Decision& decision) {
@@ -254,6 +261,10 @@ void ProtectionChecker::report(const ProtectionRequest& req, const Decision& dec
   r.decision = decision;
   r.kind = req.object_kind;
   r.state = req.object_state;
+  r.request = &req;
+  r.object = seen_object_;
+  r.parent = seen_parent_;
+  r.has_parent = seen_has_parent_;
   switch (req.op) {
     case ProtectionOp::LocalAccess: r.list = req.checks; break;
     case ProtectionOp::RemoteAccess:

@@ -82,7 +82,16 @@ class ProtectionChecker : public sc_core::sc_module {
   std::vector<Counter*> decided_;
   DecisionSink* decisions_ = nullptr;
   uint32_t decision_node_ = 0;
+  // The entries the current check read, kept only while a sink is attached (DecisionRecord).
+  MptEntry seen_object_;
+  MptEntry seen_parent_;
+  bool seen_has_parent_ = false;
   void note_object(ProtectionRequest& req, const MptEntry& entry);
+  void note_parent(const MptEntry& parent) {
+    if (!decisions_) return;
+    seen_parent_ = parent;
+    seen_has_parent_ = true;
+  }
   void report(const ProtectionRequest& req, const Decision& decision);
 };
 
