@@ -11,7 +11,7 @@ simulator from Python.
 Public names: run, Results, find_rnicsim, workload_steps, WORKLOAD_OPS, ROOT, Scenario
 (builder), and the errors: Error (the base of all), BuildError (RnicsimNotFound), RunError,
 ScenarioError, ValidationError. The submodules (binary, results, markdown, plots, cli, units,
-builder, sweep, speed, coverage, errors) serve the tools; see README.md.
+builder, sweep, speed, coverage, identity, errors) serve the tools; see README.md.
 """
 from .binary import ROOT, find_rnicsim
 from .builder import Scenario
