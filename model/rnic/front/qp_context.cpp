@@ -6,8 +6,38 @@
 namespace rnic {
 
 namespace {
-const char* const kRoleNames[kContextRoles] = {"fetcher", "responder", "completion"};
+
+template <typename Entry>
+typename TableCache<Entry>::Config cache_config(const ContextCacheConfig& table,
+                                                bool write_back) {
+  typename TableCache<Entry>::Config c;
+  c.entries = table.cache_entries;
+  c.ways = table.cache_ways;
+  c.miss_registers = table.max_outstanding_misses;
+  c.write_back = write_back;
+  return c;
 }
+
+// Askers by ContextRole.
+TableCacheLabels labels(const std::string& p) {
+  TableCacheLabels l;
+  l.askers = {"fetcher", "responder", "completion"};
+  l.hits = {p + "_hits_{asker}", p + " cache hits asked by the {asker}"};
+  l.misses = {p + "_misses_{asker}", p + " cache misses asked by the {asker} (a DMA read each)"};
+  l.merged = {p + "_merged_{asker}",
+              p + " lookups by the {asker} of an entry whose read was in flight: no read of "
+                  "their own"};
+  l.evictions = {p + "_evictions", p + " entries evicted to make room"};
+  l.write_backs = {p + "_write_backs", p + " evicted entries whose running state was written "
+                                           "back (a posted DMA write each; context.write_back)"};
+  l.stall = {p + "_miss_register_stall_ps", p + " misses waiting for a free miss-status register"};
+  l.fill = {p + "_miss_fill_ns", p + " cache miss: the DMA read of its entry"};
+  l.in_flight = {p + "_misses_outstanding",
+                 p + " entry reads in flight (at most " + p + ".max_outstanding_misses)"};
+  return l;
+}
+
+}  // namespace
 
 QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
     : sc_module(name),
@@ -16,107 +46,60 @@ QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const I
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       icm_(icm),
-      write_back_(config.context.write_back),
       clock_(config.clock_mhz),
       lookup_latency_(clock_.cycles(config.context.lookup_cycles)),
-      qpc_(config.context.qpc.cache_entries, config.context.qpc.cache_ways,
-           config.context.qpc.max_outstanding_misses),
-      cqc_(config.context.cqc.cache_entries, config.context.cqc.cache_ways,
-           config.context.cqc.max_outstanding_misses),
-      qpc_stats_(declare("qpc", "qpc")),
-      cqc_stats_(declare("cqc", "cqc")) {
-  qpc_stats_.load_slice = "QPC load";
-  qpc_stats_.write_back_slice = "QPC write-back";
-  cqc_stats_.load_slice = "CQC load";
-  cqc_stats_.write_back_slice = "CQC write-back";
-  cqc_stats_.table = DmaTable::Cqc;
+      qpc_(cache_config<QpcEntry>(config.context.qpc, config.context.write_back), stats,
+           labels("qpc")),
+      cqc_(cache_config<CqcEntry>(config.context.cqc, config.context.write_back), stats,
+           labels("cqc")),
+      qpc_table_{DmaTable::Qpc, icm.qpc_base, "QPC load", "QPC write-back"},
+      cqc_table_{DmaTable::Cqc, icm.cqc_base, "CQC load", "CQC write-back"} {
   lookup_tsock.register_b_transport(this, &QpContext::lookup_b_transport);
   ctrl_tsock.register_b_transport(this, &QpContext::ctrl_b_transport);
 }
 
-QpContext::TableStats QpContext::declare(const char* table, const char* size_param) {
-  TableStats t;
-  const std::string p(table);
-  for (uint32_t r = 0; r < kContextRoles; ++r) {
-    const std::string role(kRoleNames[r]);
-    t.hits[r] = &stats.add(p + "_hits_" + role, "lookups", p + " cache hits asked by the " + role);
-    t.misses[r] = &stats.add(p + "_misses_" + role, "lookups",
-                             p + " cache misses asked by the " + role + " (a DMA read each)");
-    t.merged[r] = &stats.add(p + "_merged_" + role, "lookups",
-                             p + " lookups by the " + role +
-                                 " of an entry whose read was in flight: no read of their own");
-  }
-  t.evictions = &stats.add(p + "_evictions", "entries", p + " entries evicted to make room");
-  t.write_backs = &stats.add(p + "_write_backs", "entries",
-                             p + " evicted entries whose running state was written back (a posted "
-                                 "DMA write each; context.write_back)");
-  t.register_stall_ps = &stats.add(p + "_miss_register_stall_ps", "ps",
-                                   p + " misses waiting for a free miss-status register");
-  t.miss_fill =
-      &stats.add_histogram(p + "_miss_fill_ns", p + " cache miss: the DMA read of its entry");
-  t.in_flight = &stats.add_occupancy(
-      p + "_misses_outstanding", "misses",
-      p + " entry reads in flight (at most " + size_param + ".max_outstanding_misses)");
-  return t;
-}
-
-template <typename Entry>
-void QpContext::write_back(const Entry& victim, uint32_t index, uint64_t addr,
-                           TableStats& table, sc_core::sc_time at, uint64_t trace_id) {
-  ++*table.write_backs;
+template <typename Entry, uint32_t kBytes>
+void QpContext::write_back(const Entry& victim, uint64_t index, const Table& table,
+                           uint64_t at_ps, uint64_t trace_id) {
   // Posted: nobody waits for it; it takes its share of the upstream link.
+  const sc_core::sc_time at = ps(at_ps);
   sc_core::sc_time delay = at - sim_time(*this);
   auto words = victim.running;
-  const DmaAuthority entry = DmaAuthority::of_table(table.table, index);
-  dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND, addr + Entry::kRunningOffset,
-               words.data(), Entry::kRunningBytes, DmaSource::ContextTable, &entry, delay);
+  const DmaAuthority entry = DmaAuthority::of_table(table.table, uint32_t(index));
+  dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
+               table.base + index * kBytes + Entry::kRunningOffset, words.data(),
+               Entry::kRunningBytes, DmaSource::ContextTable, &entry, delay);
   if (trace_.on()) trace_.slice(table.write_back_slice, at, sim_time(*this) + delay, trace_id);
 }
 
 template <typename Entry, uint32_t kBytes>
-bool QpContext::read(NonBlockingCache<Entry>& cache, TableStats& table, uint64_t base,
-                     const ContextRead& req, Entry* out, sc_core::sc_time& delay) {
-  const uint32_t role = uint32_t(req.role) < kContextRoles ? uint32_t(req.role) : 0;
-  const sc_core::sc_time now = sim_time(*this);
+bool QpContext::read(TableCache<Entry>& cache, const Table& table, const ContextRead& req,
+                     Entry* out, sc_core::sc_time& delay) {
+  const uint64_t now_ps = sim_time(*this).value();
   delay += lookup_latency_;
-  const sc_core::sc_time asked = now + delay;
-  const auto found = cache.lookup(req.index, asked.value());
-  if (found.outcome == NonBlockingCache<Entry>::Outcome::Hit) {
-    ++*table.hits[role];
-    *out = *found.value;
+  const auto found = cache.lookup(req.index, uint32_t(req.role), now_ps + delay.value());
+  if (found.outcome != TableCache<Entry>::Outcome::Miss) {
+    *out = *found.entry;
+    if (found.outcome == TableCache<Entry>::Outcome::Merged) delay = ps(found.ready_ps - now_ps);
     return true;
   }
-  if (found.outcome == NonBlockingCache<Entry>::Outcome::Merged) {
-    ++*table.merged[role];
-    *out = *found.value;
-    delay = ps(found.ready_ps) - now;
-    return true;
-  }
-  ++*table.misses[role];
   uint8_t raw[kBytes];
-  const sc_core::sc_time issued = ps(cache.begin_miss(asked.value()));
-  *table.register_stall_ps += (issued - asked).value();
-  delay = issued - now;
+  delay = ps(found.ready_ps - now_ps);
   const DmaAuthority entry = DmaAuthority::of_table(table.table, req.index);
-  const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND,
-                               base + uint64_t(req.index) * kBytes, raw, kBytes,
-                               DmaSource::ContextTable, &entry, delay);
-  const sc_core::sc_time filled = now + delay;
-  cache.end_miss(filled.value());
-  table.in_flight->hold(now.value(), issued.value(), filled.value());
-  if (trace_.on()) trace_.slice(table.load_slice, issued, filled, req.trace_id);
-  if (!ok) return false;
-  table.miss_fill->add_ps((filled - asked).value());
-  typename NonBlockingCache<Entry>::Eviction evicted;
-  *out = cache.insert(req.index, Entry::decode(raw), filled.value(), &evicted);
-  if (evicted.happened) {
-    ++*table.evictions;
-    // The victim leaves when the fill takes its place.
-    if (write_back_) {
-      write_back(evicted.value, uint32_t(evicted.key), base + evicted.key * kBytes, table,
-                 filled, req.trace_id);
-    }
+  const bool ok =
+      dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, table.base + uint64_t(req.index) * kBytes,
+                   raw, kBytes, DmaSource::ContextTable, &entry, delay);
+  const uint64_t filled_ps = now_ps + delay.value();
+  if (trace_.on()) trace_.slice(table.load_slice, ps(found.ready_ps), ps(filled_ps), req.trace_id);
+  if (!ok) {
+    cache.end_miss(found, now_ps, filled_ps, false);
+    return false;
   }
+  // The victim leaves when the fill takes its place.
+  typename TableCache<Entry>::Victim victim;
+  *out = cache.fill(found, now_ps, filled_ps, Entry::decode(raw), &victim);
+  if (victim.happened)
+    write_back<Entry, kBytes>(victim.entry, victim.key, table, filled_ps, req.trace_id);
   return true;
 }
 
@@ -128,11 +111,9 @@ void QpContext::lookup_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::s
   }
   req->ok = false;
   if (req->kind == ContextKind::Qpc && req->qpc && req->index < icm_.qpc_entries) {
-    req->ok = read<QpcEntry, kQpcEntryBytes>(qpc_, qpc_stats_, icm_.qpc_base, *req, req->qpc,
-                                             delay);
+    req->ok = read<QpcEntry, kQpcEntryBytes>(qpc_, qpc_table_, *req, req->qpc, delay);
   } else if (req->kind == ContextKind::Cqc && req->cqc && req->index < icm_.cqc_entries) {
-    req->ok = read<CqcEntry, kCqcEntryBytes>(cqc_, cqc_stats_, icm_.cqc_base, *req, req->cqc,
-                                             delay);
+    req->ok = read<CqcEntry, kCqcEntryBytes>(cqc_, cqc_table_, *req, req->cqc, delay);
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

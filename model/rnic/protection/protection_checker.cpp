@@ -6,6 +6,34 @@
 
 namespace rnic {
 
+namespace {
+
+TableCache<MptEntry>::Config cache_config(const MptConfig& mpt) {
+  TableCache<MptEntry>::Config c;
+  c.entries = mpt.cache_entries;
+  c.ways = mpt.cache_entries;  // fully associative
+  c.miss_registers = mpt.max_outstanding_misses;
+  return c;
+}
+
+// Askers by EngineSide.
+TableCacheLabels cache_labels() {
+  TableCacheLabels l;
+  l.askers = {engine_side_name(EngineSide::Requester), engine_side_name(EngineSide::Responder)};
+  l.all_hits = {"mpt_hits", "MPT cache hits"};
+  l.all_misses = {"mpt_misses", "MPT cache misses (a DMA read each)"};
+  l.all_merged = {"mpt_merged", "lookups of an entry whose read was in flight: no read of their own"};
+  l.hits = {"mpt_hits_{asker}", "MPT cache hits asked by the {asker}"};
+  l.misses = {"mpt_misses_{asker}", "MPT cache misses asked by the {asker} (a DMA read each)"};
+  l.merged = {"mpt_merged_{asker}", "MPT cache lookups by the {asker} merged into a read in flight"};
+  l.stall = {"miss_register_stall_ps", "time misses waited for a free miss-status register"};
+  l.fill = {"miss_fill_ns", "MPT cache miss: the DMA read of its entry"};
+  l.in_flight = {"misses_outstanding", "entry reads in flight (at most mpt.max_outstanding_misses)"};
+  return l;
+}
+
+}  // namespace
+
 ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config& config,
                                      const IcmLayout& icm)
     : sc_module(name),
@@ -17,7 +45,6 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
       clock_(config.clock_mhz),
       one_cycle_(clock_.cycles(1)),
       check_stage_(clock_, config.mpt.check_cycles, config.mpt.check_ii_cycles),
-      cache_(config.mpt.cache_entries, config.mpt.cache_entries, config.mpt.max_outstanding_misses),
       checks_(stats.add("checks", "requests", "protection checks and binds")),
       failures_(stats.add("failures", "requests", "checks that failed")),
       binds_(stats.add("binds", "requests", "successful window binds")),
@@ -26,17 +53,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
                           "generation compares confirming earlier checks (read data landing)")),
       rechecks_changed_(stats.add("rechecks_changed", "requests",
                                   "rechecks that found the MPT changed: checked again in full")),
-      hits_(stats.add("mpt_hits", "lookups", "MPT cache hits")),
-      misses_(stats.add("mpt_misses", "lookups", "MPT cache misses (a DMA read each)")),
-      merged_(stats.add("mpt_merged", "lookups",
-                        "lookups of an entry whose read was in flight: no read of their own")),
-      by_side_(stats, "mpt", "MPT cache"),
-      mshr_stall_ps_(stats.add("miss_register_stall_ps", "ps",
-                               "time misses waited for a free miss-status register")),
-      miss_fill_(stats.add_histogram("miss_fill_ns", "MPT cache miss: the DMA read of its entry")),
-      misses_in_flight_(
-          stats.add_occupancy("misses_outstanding", "misses",
-                              "entry reads in flight (at most mpt.max_outstanding_misses)")) {
+      cache_(cache_config(config.mpt), stats, cache_labels()) {
   check_stage_.set_contention(!config.fast);
   // A counter per rule of every check list (the page list's alignment is the MTT's), and per
   // success rule.
@@ -60,35 +77,24 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
 
 MptEntry* ProtectionChecker::fetch(uint32_t index, EngineSide side, sc_core::sc_time& delay) {
   if (index == 0 || index >= icm_.mpt_entries) return nullptr;  // index 0 is never allocated
-  const sc_core::sc_time now = sim_time(*this);
-  const sc_core::sc_time asked = now + delay;
-  const auto found = cache_.lookup(index, asked.value());
-  if (found.outcome == NonBlockingCache<MptEntry>::Outcome::Hit) {
-    ++hits_;
-    ++by_side_.hits(side);
-    return found.value;
+  using Outcome = TableCache<MptEntry>::Outcome;
+  const uint64_t now_ps = sim_time(*this).value();
+  const auto found = cache_.lookup(index, uint32_t(side), now_ps + delay.value());
+  if (found.outcome != Outcome::Miss) {
+    if (found.outcome == Outcome::Merged) delay = ps(found.ready_ps - now_ps);
+    return found.entry;
   }
-  if (found.outcome == NonBlockingCache<MptEntry>::Outcome::Merged) {
-    ++merged_;
-    ++by_side_.merged(side);
-    delay = ps(found.ready_ps) - now;
-    return found.value;
-  }
-  ++misses_;
-  ++by_side_.misses(side);
   uint8_t raw[kMptEntryBytes];
-  const sc_core::sc_time issued = ps(cache_.begin_miss(asked.value()));
-  mshr_stall_ps_ += (issued - asked).value();
-  delay = issued - now;
+  delay = ps(found.ready_ps - now_ps);
   const DmaAuthority table = DmaAuthority::of_table(DmaTable::Mpt, index);
   const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mpt_addr(index), raw,
                                kMptEntryBytes, DmaSource::MptTable, &table, delay);
-  const sc_core::sc_time filled = now + delay;
-  cache_.end_miss(filled.value());
-  misses_in_flight_.hold(now.value(), issued.value(), filled.value());
-  if (!ok) return nullptr;
-  miss_fill_.add_ps((filled - asked).value());
-  return &cache_.insert(index, MptEntry::decode(raw), filled.value());
+  const uint64_t filled_ps = now_ps + delay.value();
+  if (!ok) {
+    cache_.end_miss(found, now_ps, filled_ps, false);
+    return nullptr;
+  }
+  return &cache_.fill(found, now_ps, filled_ps, MptEntry::decode(raw));
 }
 
 bool ProtectionChecker::write_back(uint32_t index, const MptEntry& entry, sc_core::sc_time& delay) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The MPT unit: keys, windows and regions. Reads MPT entries from the table in host memory
-// through an on-chip cache (mpt.cache_entries, LRU, non-blocking: up to
-// mpt.max_outstanding_misses entry reads in flight, hits under misses, merged misses), applies
+// through an on-chip table cache (util/table_cache.h; mpt.cache_entries, fully associative LRU,
+// non-blocking: up to mpt.max_outstanding_misses entry reads in flight, hits under misses,
+// merged misses), applies
 // the rules of protection_rules.h, and writes entries back through the cache when a bind,
 // fast-register or invalidate changes them. A generation register counts MPT changes (the
 // driver's, through the context-change register, and its own), so a check made earlier can be
@@ -15,8 +16,8 @@
 #include "model/instruments/decision_sink.h"
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/messages.h"
-#include "model/rnic/util/non_blocking_cache.h"
 #include "model/rnic/msg/engine_side.h"
+#include "model/rnic/util/table_cache.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -59,7 +60,6 @@ class ProtectionChecker : public sc_core::sc_module {
   sc_core::sc_time one_cycle_;
   PipelineStage check_stage_;
   PayloadPool pool_;
-  NonBlockingCache<MptEntry> cache_;
   // One register for the whole table: any change makes every earlier check due again (a
   // per-entry stamp would spare unrelated regions; timing only, docs/limits.md).
   uint64_t generation_ = 1;
@@ -70,13 +70,7 @@ class ProtectionChecker : public sc_core::sc_module {
   Counter& invalidates_;
   Counter& rechecks_;
   Counter& rechecks_changed_;
-  Counter& hits_;
-  Counter& misses_;
-  Counter& merged_;
-  SideCounters by_side_;  // the same lookups, by the engine asking
-  Counter& mshr_stall_ps_;
-  Histogram& miss_fill_;
-  Occupancy& misses_in_flight_;
+  TableCache<MptEntry> cache_;  // after the counters above: its statistics come next
   // Decisions by the rule that decided them (by RuleId; null for rules this unit never
   // decides): "decided.R5.read.resp.tag".
   std::vector<Counter*> decided_;

@@ -3,9 +3,39 @@
 
 #include <algorithm>
 
+#include "model/rnic/translation/page_walk.h"
 #include "model/rnic/util/byte_order.h"
 
 namespace rnic {
+
+namespace {
+
+TableCache<uint64_t>::Config cache_config(const MttConfig& mtt) {
+  TableCache<uint64_t>::Config c;
+  c.entries = mtt.cache_entries;
+  c.ways = mtt.cache_ways;
+  c.miss_registers = mtt.max_outstanding_misses;
+  return c;
+}
+
+// Askers by EngineSide.
+TableCacheLabels cache_labels() {
+  TableCacheLabels l;
+  l.askers = {engine_side_name(EngineSide::Requester), engine_side_name(EngineSide::Responder)};
+  l.all_hits = {"mtt_hits", "translation cache hits"};
+  l.all_misses = {"mtt_misses", "translation cache misses (a DMA read each)"};
+  l.all_merged = {"mtt_merged", "lookups of a line whose read was in flight: no read of their own"};
+  l.hits = {"mtt_hits_{asker}", "translation cache hits asked by the {asker}"};
+  l.misses = {"mtt_misses_{asker}", "translation cache misses asked by the {asker} (a DMA read each)"};
+  l.merged = {"mtt_merged_{asker}",
+              "translation cache lookups by the {asker} merged into a read in flight"};
+  l.stall = {"miss_register_stall_ps", "time misses waited for a free miss-status register"};
+  l.fill = {"miss_fill_ns", "translation cache miss: the DMA read of its entry line"};
+  l.in_flight = {"misses_outstanding", "line reads in flight (at most mtt.max_outstanding_misses)"};
+  return l;
+}
+
+}  // namespace
 
 Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
     : sc_module(name),
@@ -17,25 +47,13 @@ Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& ic
       clock_(config.clock_mhz),
       lookup_stage_(clock_, config.mtt.lookup_cycles, config.mtt.lookup_ii_cycles),
       config_(config.mtt),
-      cache_(config.mtt.cache_entries, config.mtt.cache_ways, config.mtt.max_outstanding_misses),
       translations_(stats.add("translations", "requests", "translation requests")),
       pages_(stats.add("pages", "pages", "pages translated")),
-      hits_(stats.add("mtt_hits", "lookups", "translation cache hits")),
-      misses_(stats.add("mtt_misses", "lookups", "translation cache misses (a DMA read each)")),
-      merged_(stats.add("mtt_merged", "lookups",
-                        "lookups of a line whose read was in flight: no read of their own")),
-      by_side_(stats, "mtt", "translation cache"),
-      mshr_stall_ps_(stats.add("miss_register_stall_ps", "ps",
-                               "time misses waited for a free miss-status register")),
+      cache_(cache_config(config.mtt), stats, cache_labels()),
       faults_(stats.add("faults", "requests", "translations outside the table or unreadable")),
       page_align_refusals_(stats.add("decided.R5.fr.page_align", "requests",
                                      "fast-register page lists refused for an unaligned page "
-                                     "address (docs/behaviour.md)")),
-      miss_fill_(stats.add_histogram("miss_fill_ns",
-                                     "translation cache miss: the DMA read of its entry line")),
-      misses_in_flight_(
-          stats.add_occupancy("misses_outstanding", "misses",
-                              "line reads in flight (at most mtt.max_outstanding_misses)")) {
+                                     "address (docs/behaviour.md)")) {
   if (config_.entries_per_fetch == 0) config_.entries_per_fetch = 1;
   line_.resize(size_t(config_.entries_per_fetch) * kMttEntryBytes);
   lookup_stage_.set_contention(!config.fast);
@@ -43,87 +61,65 @@ Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& ic
   ctrl_tsock.register_b_transport(this, &Mtt::ctrl_b_transport);
 }
 
-bool Mtt::entry(uint32_t index, EngineSide side, uint64_t* phys, sc_core::sc_time& delay) {
+bool Mtt::entry(uint32_t index, EngineSide side, uint64_t now_ps, uint64_t* phys,
+                uint64_t& at_ps) {
   if (index >= icm_.mtt_entries) return false;
-  const sc_core::sc_time now = sim_time(*this);
-  const sc_core::sc_time asked = now + delay;
-  const auto found = cache_.lookup(index, asked.value());
-  if (found.outcome == NonBlockingCache<uint64_t>::Outcome::Hit) {
-    ++hits_;
-    ++by_side_.hits(side);
-    *phys = *found.value;
+  const auto found = cache_.lookup(index, uint32_t(side), at_ps);
+  if (found.outcome != TableCache<uint64_t>::Outcome::Miss) {
+    *phys = *found.entry;
+    at_ps = found.ready_ps;
     return true;
   }
-  if (found.outcome == NonBlockingCache<uint64_t>::Outcome::Merged) {
-    ++merged_;
-    ++by_side_.merged(side);
-    *phys = *found.value;
-    delay = ps(found.ready_ps) - now;
-    return true;
-  }
-  ++misses_;
-  ++by_side_.misses(side);
   // Fetch the aligned line of entries holding `index` and keep all of them.
   const uint32_t per_line = config_.entries_per_fetch;
   const uint32_t first = index / per_line * per_line;
   const uint32_t count = std::min(per_line, icm_.mtt_entries - first);
-  const sc_core::sc_time issued = ps(cache_.begin_miss(asked.value()));
-  mshr_stall_ps_ += (issued - asked).value();
-  delay = issued - now;
+  sc_core::sc_time delay = ps(found.ready_ps - now_ps);
   const DmaAuthority table = DmaAuthority::of_table(DmaTable::Mtt, first, count);
   const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mtt_addr(first),
                                line_.data(), count * kMttEntryBytes, DmaSource::MttTable, &table,
                                delay);
-  const sc_core::sc_time filled = now + delay;
-  cache_.end_miss(filled.value());
-  misses_in_flight_.hold(now.value(), issued.value(), filled.value());
+  const uint64_t filled_ps = now_ps + delay.value();
+  cache_.end_miss(found, now_ps, filled_ps, ok);
   if (!ok) return false;
-  miss_fill_.add_ps((filled - asked).value());
   for (uint32_t i = 0; i < count; ++i) {
     const uint64_t value = get_le<uint64_t>(line_.data() + size_t(i) * kMttEntryBytes);
     if (first + i == index) {
-      cache_.insert(index, value, filled.value());
+      cache_.insert(index, value, filled_ps);
     } else {
-      cache_.insert_if_absent(first + i, value, filled.value());
+      cache_.insert_if_absent(first + i, value, filled_ps);
     }
   }
   *phys = get_le<uint64_t>(line_.data() + size_t(index - first) * kMttEntryBytes);
+  at_ps = filled_ps;
   return true;
 }
 
 bool Mtt::translate(TranslateRequest& req, sc_core::sc_time& delay) {
   req.segments.clear();
   const Region& r = req.region;
-  if (r.page_shift < 12 || r.page_shift > 30 || req.va < r.page_base_va) return false;
-  if (req.length == 0) return true;
-  if (req.length > UINT64_MAX - req.va) return false;
-  const uint64_t page_bytes = uint64_t(1) << r.page_shift;
-  const uint64_t first_page = (req.va - r.page_base_va) >> r.page_shift;
-  const uint64_t last_page = (req.va + req.length - 1 - r.page_base_va) >> r.page_shift;
-  if (last_page > UINT32_MAX - r.mtt_index) return false;
-  const uint64_t pages = last_page - first_page + 1;
+  PageWalk walk;
+  if (!walk.begin(r.mtt_index, r.page_shift, r.page_base_va, req.va, req.length)) return false;
+  const uint64_t pages = walk.pages();
+  if (pages == 0) return true;
   // Pipelined lookups: the first page pays the full latency, each further one an interval.
   // The pipeline is taken at arrival: a miss waits in its miss-status register, not in the
   // pipeline, so later lookups hit under it.
-  const sc_core::sc_time now = sim_time(*this);
-  const sc_core::sc_time looked_up = lookup_stage_.pass(now + delay, pages);
-  sc_core::sc_time ready = looked_up;
-  uint64_t va = req.va;
-  uint64_t remaining = req.length;
-  for (uint64_t page = first_page; page <= last_page; ++page) {
+  const sc_core::sc_time& now = sim_time(*this);
+  const uint64_t now_ps = now.value();
+  const uint64_t looked_up_ps = lookup_stage_.pass(now + delay, pages).value();
+  uint64_t ready_ps = looked_up_ps;
+  for (uint64_t page = 0; page < pages; ++page) {
     uint64_t phys = 0;
     // The pages' misses are issued together: each starts when the lookups are done.
-    sc_core::sc_time d = looked_up - now;
-    if (!entry(uint32_t(r.mtt_index + page), req.side, &phys, d)) return false;
-    if (now + d > ready) ready = now + d;
-    const uint64_t in_page = va & (page_bytes - 1);
-    const uint64_t n = std::min(remaining, page_bytes - in_page);
-    req.segments.push_back({phys + in_page, uint32_t(n)});
-    va += n;
-    remaining -= n;
+    uint64_t at_ps = looked_up_ps;
+    if (!entry(walk.entry(), req.side, now_ps, &phys, at_ps)) return false;
+    ready_ps = std::max(ready_ps, at_ps);
+    const PageWalk::Segment s = walk.next(phys);
+    req.segments.push_back({s.addr, s.length});
   }
   pages_ += pages;
-  delay = ready - now;
+  delay = ps(ready_ps - now_ps);
   return true;
 }
 

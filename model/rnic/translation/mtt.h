@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Memory translation table: virtual pages of a region -> physical pages. The table lives in
-// host memory (8-byte entries); a set-associative LRU cache (mtt.cache_entries x ways) sits in
-// front, and a miss reads one aligned line of entries (mtt.entries_per_fetch) by DMA. The
-// cache is non-blocking: up to mtt.max_outstanding_misses line reads in flight, hits under
-// misses, and a lookup of a line already being read waits for that read (merged).
+// host memory (8-byte entries); a set-associative LRU table cache (util/table_cache.h;
+// mtt.cache_entries x ways) sits in front, and a miss reads one aligned line of entries
+// (mtt.entries_per_fetch) by DMA. The cache is non-blocking: up to mtt.max_outstanding_misses
+// line reads in flight, hits under misses, and a lookup of a line already being read waits
+// for that read (merged). The address arithmetic is the page walk's (page_walk.h).
 // Fast-register loads a page array from host memory into the table (write-through).
 #pragma once
 
@@ -14,8 +15,8 @@
 #include "model/instruments/decision_sink.h"
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/messages.h"
-#include "model/rnic/util/non_blocking_cache.h"
 #include "model/rnic/msg/engine_side.h"
+#include "model/rnic/util/table_cache.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -49,31 +50,24 @@ class Mtt : public sc_core::sc_module {
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   bool translate(TranslateRequest& req, sc_core::sc_time& delay);
   bool load_page_list(PageListLoad& req, sc_core::sc_time& delay);
-  // Entry `index` for a lookup leaving the pipeline at now + `delay`; `delay` grows to when
-  // the entry is on chip (a miss or a merged miss).
-  bool entry(uint32_t index, EngineSide side, uint64_t* phys, sc_core::sc_time& delay);
+  // Entry `index` for a lookup leaving the pipeline at `at_ps` (the unit's time being
+  // `now_ps`); `at_ps` grows to when the entry is on chip (a miss or a merged miss).
+  bool entry(uint32_t index, EngineSide side, uint64_t now_ps, uint64_t* phys, uint64_t& at_ps);
 
   IcmLayout icm_;
   Clock clock_;
   PipelineStage lookup_stage_;
   MttConfig config_;
   PayloadPool pool_;
-  NonBlockingCache<uint64_t> cache_;
   std::vector<uint8_t> line_;
   TraceTrack trace_;
   Counter& translations_;
   Counter& pages_;
-  Counter& hits_;
-  Counter& misses_;
-  Counter& merged_;
-  SideCounters by_side_;  // the same lookups, by the engine asking
-  Counter& mshr_stall_ps_;
+  TableCache<uint64_t> cache_;  // physical page addresses; its statistics come here
   Counter& faults_;
   Counter& page_align_refusals_;  // decided.R5.fr.page_align
   DecisionSink* decisions_ = nullptr;
   uint32_t decision_node_ = 0;
-  Histogram& miss_fill_;
-  Occupancy& misses_in_flight_;
 };
 
 }  // namespace rnic
