@@ -18,6 +18,7 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
       icm_(icm),
       clock_(config.clock_mhz),
       decode_stage_(clock_, config.wqe.decode_cycles, config.wqe.decode_ii_cycles),
+      scheduler_({config.wqe.fetch_batch, config.wqe.prefetch_depth, config.wqe.cache_entries}),
       wqes_fetched_(stats.add("wqes_fetched", "WQEs", "WQEs read from send queues")),
       blueflame_wqes_(stats.add("blueflame_wqes", "WQEs",
                                 "WQEs taken from their BlueFlame doorbell, with no ring read")),
@@ -69,10 +70,9 @@ void WqeFetcher::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time
   const ContextChange* change = message_of<ContextChange>(gp);
   if (change && change->kind == ContextKind::Qpc) {
     // A re-created QP starts with an empty ring (the entry stays: the fetch thread may hold it).
-    auto it = queues_.find(change->index);
-    if (it != queues_.end()) {
-      discard(it->second);
-      it->second.producer = it->second.fetched = it->second.handed = 0;
+    if (Queue* q = scheduler_.find(change->index)) {
+      release_buffer(*q);
+      scheduler_.recreate(*q);
     }
   } else if (change && change->kind == ContextKind::QpClose && change->index < icm_.qpc_entries) {
     // The close marker follows the QP's last WQE through the requester (which completes in
@@ -87,37 +87,24 @@ void WqeFetcher::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time
       apply_doorbell(*db);
       db = doorbells_.erase(db);
     }
-    QueueState& q = queue(change->index);
-    if (!q.closing) {
-      q.closing = true;
-      closing_.push_back(change->index);
-    }
+    scheduler_.close(change->index);
     doorbell_event_.notify(sc_core::SC_ZERO_TIME);
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void WqeFetcher::send_close_marker(uint32_t qpn, QueueState& q) {
-  q.closing = false;
+void WqeFetcher::send_close_marker(const Queue& q) {
   WorkRequest work;
-  work.qpn = qpn;
-  work.wqe_index = q.handed;
+  work.qpn = q.qpn();
+  work.wqe_index = q.handed();
   work.close = true;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   send_message(pool_, work_isock, work, delay);
 }
 
 void WqeFetcher::close_drained() {
-  for (size_t i = 0; i < closing_.size();) {
-    QueueState& q = queue(closing_[i]);
-    if (q.producer != q.handed) {
-      ++i;
-      continue;
-    }
-    const uint32_t qpn = closing_[i];
-    closing_.erase(closing_.begin() + ptrdiff_t(i));
-    send_close_marker(qpn, q);
-  }
+  size_t cursor = 0;
+  while (const Queue* q = scheduler_.take_drained(cursor)) send_close_marker(*q);
 }
 
 void WqeFetcher::apply_due_doorbells() {
@@ -129,67 +116,29 @@ void WqeFetcher::apply_due_doorbells() {
   if (!doorbells_.empty()) doorbell_event_.notify(doorbells_.front().at - now);
 }
 
-WqeFetcher::QueueState& WqeFetcher::queue(uint32_t qpn) {
-  QueueState& q = queues_[qpn];
-  q.qpn = qpn;
-  return q;
-}
-
 void WqeFetcher::apply_doorbell(const PendingDoorbell& db) {
-  QueueState& q = queue(db.qpn);
-  q.producer = db.producer;
-  if (db.with_wqe) {
-    q.blueflame = true;
-    q.bf_index = db.producer - 1;
-    q.bf_wqe = db.wqe;
-  }
-  note_posted(q);
-}
-
-void WqeFetcher::note_posted(QueueState& q) {
-  if (!q.waiting_fetch && q.producer != q.fetched) {
-    q.waiting_fetch = true;
-    fetch_ahead_.push_back(&q);
-  }
+  scheduler_.ring(db.qpn, db.producer, db.with_wqe ? db.wqe.data() : nullptr);
 }
 
 void WqeFetcher::fetch_ahead() {
-  while (!fetch_ahead_.empty()) {
-    QueueState& q = *fetch_ahead_.front();
-    const uint32_t qpn = q.qpn;
+  while (Queue* q = scheduler_.fetch_ahead_head()) {
     // No room for its next batch: it keeps its place, and nothing behind it goes first
     // (checked before top_up, which would spend a context lookup to learn it).
-    const uint32_t next_batch =
-        std::min(q.producer - q.fetched, std::max<uint32_t>(1, config_.fetch_batch));
-    const bool all_issued = buffered_ + next_batch <= config_.cache_entries && top_up(qpn, q);
-    // WQEs on chip (or on their way) make the QP eligible for the scheduler, even when its
-    // later batches still wait for room: handing them on is what makes room.
-    if (!q.active && !q.stalled && !q.buffered.empty()) {
-      q.active = true;
-      round_robin_.push_back(&q);
-    }
+    const bool all_issued = scheduler_.room_for_next_batch(*q) && top_up(*q);
+    scheduler_.end_fetch_ahead(all_issued, sim_time(*this).value());
     if (!all_issued) {
       ++buffer_full_;
       return;
     }
-    fetch_ahead_.pop_front();
-    q.waiting_fetch = false;
   }
 }
 
-void WqeFetcher::discard(QueueState& q) {
+void WqeFetcher::release_buffer(const Queue& q) {
   const uint64_t now = sim_time(*this).value();
-  for (const FetchedWqe& f : q.buffered) {
-    wqes_buffered_.down(now, std::max<uint64_t>(now, f.ready.value()));
-    if (f.last_of_batch) batches_outstanding_.down(now, std::max<uint64_t>(now, f.ready.value()));
+  for (const BufferedWqe& f : q.buffered()) {
+    wqes_buffered_.down(now, std::max(now, f.ready_ps));
+    if (f.last_of_batch) batches_outstanding_.down(now, std::max(now, f.ready_ps));
   }
-  buffered_ -= uint32_t(q.buffered.size());
-  q.buffered.clear();
-  q.batches = 0;
-  ++q.epoch;
-  q.fetched = q.handed = q.producer;
-  q.blueflame = false;  // a re-created QP's indices start again: an old WQE must not match
-  q.stalled = false;
 }
 
 void WqeFetcher::ready_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
@@ -199,14 +148,7 @@ void WqeFetcher::ready_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_tim
     return;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  auto it = queues_.find(ready->qpn);
-  if (it == queues_.end() || !it->second.stalled) return;
-  QueueState& q = it->second;
-  q.stalled = false;
-  if (!q.active && !q.buffered.empty()) {
-    q.active = true;
-    round_robin_.push_back(&q);
-  }
+  if (!scheduler_.resume(ready->qpn, sim_time(*this).value())) return;
   // The fetcher takes its next turn in the next delta cycle (it may be the caller: a read
   // that ends inside a nested call of its own hand-over).
   doorbell_event_.notify(sc_core::SC_ZERO_TIME);
@@ -218,168 +160,131 @@ void WqeFetcher::fetch() {
     // Reads go out in doorbell order while the WQE buffer has room, ahead of the turns: a
     // QP waiting for the requester must not hold the link idle.
     fetch_ahead();
-    close_drained();
-    if (round_robin_.empty()) {
+    if (scheduler_.closing()) close_drained();
+    if (scheduler_.idle()) {
       next_trigger(doorbell_event_);
       return;
     }
-    // The scheduler's turn: QPs with WQEs on chip, round-robin, one batch each. A QP whose
-    // next batch is still being read keeps its place but does not hold the turn: the first
-    // QP with a WQE on chip takes it (no head-of-line wait behind a read in flight).
-    const size_t turn = next_turn();
-    if (turn == round_robin_.size()) {
-      next_trigger(earliest_ready_ - sim_time(*this), doorbell_event_);
+    const sc_core::sc_time& now = sim_time(*this);
+    Queue* q = scheduler_.take_turn(now.value());
+    if (!q) {
+      next_trigger(sc_core::sc_time::from_value(scheduler_.next_ready_ps()) - now,
+                   doorbell_event_);
       return;
     }
-    QueueState& q = *round_robin_[turn];
-    // Usually the front's turn: pop_front is O(1) where deque::erase is a general move.
-    if (turn == 0) {
-      round_robin_.pop_front();
-    } else {
-      round_robin_.erase(round_robin_.begin() + ptrdiff_t(turn));
-    }
-    if (!q.buffered.empty()) hand_batch(q.qpn, q);
-    // Its next reads go out at once (the fetch-ahead list, in turn with the other QPs), so
-    // they are read while the requester works on this batch.
-    note_posted(q);
-    if (!q.buffered.empty() && !q.stalled) {
-      round_robin_.push_back(&q);
-    } else {
-      q.active = false;
-    }
+    if (q->has_buffered()) hand_batch(*q);
+    scheduler_.end_turn(*q, now.value());  // the kernel's time: the same after the hand-over
   }
 }
 
-size_t WqeFetcher::next_turn() {
-  const sc_core::sc_time now = sim_time(*this);
-  earliest_ready_ = sc_core::sc_max_time();
-  for (size_t i = 0; i < round_robin_.size(); ++i) {
-    const QueueState& q = *round_robin_[i];
-    // Nothing buffered (discarded): its turn only takes it off the list.
-    if (q.buffered.empty() || q.buffered.front().ready <= now) return i;
-    earliest_ready_ = std::min(earliest_ready_, q.buffered.front().ready);
-  }
-  return round_robin_.size();
-}
-
-bool WqeFetcher::top_up(uint32_t qpn, QueueState& q) {
-  const uint32_t depth = std::max<uint32_t>(1, config_.prefetch_depth);
-  const uint32_t batch_limit = std::max<uint32_t>(1, config_.fetch_batch);
-  if (q.producer == q.fetched || q.batches >= depth) return true;
+bool WqeFetcher::top_up(Queue& q) {
+  if (!scheduler_.wants_read(q)) return true;
+  const uint32_t qpn = q.qpn();
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   QpcEntry context;
   // Traced, a context load shows on the timeline of the first WQE it fetches for.
   const uint64_t first_trace_id = trace_.on() ? make_trace_id(trace_node_, qpn, trace_number_) : 0;
   const bool have_context = read_context(pool_, context_isock, ContextRole::Fetcher, qpn,
                                          first_trace_id, &context, delay);
-  const uint32_t posted = q.producer - q.handed;  // modulo 2^32
-  if (!have_context || !context.valid || context.sq_depth == 0 || posted > context.sq_depth) {
+  if (!have_context || !context.valid || context.sq_depth == 0 || q.posted() > context.sq_depth) {
     // A doorbell for a QP that does not exist, or claiming more WQEs than the ring holds:
     // the device ignores it rather than reading memory it was never given.
     ++bad_doorbells_;
-    discard(q);
+    release_buffer(q);
+    scheduler_.discard(q);
     return true;
   }
   q.context = context;
-  const sc_core::sc_time now = sim_time(*this);
-  while (q.producer != q.fetched && q.batches < depth) {
-    if (q.blueflame && int32_t(q.fetched - q.bf_index) > 0) q.blueflame = false;  // read already
-    if (q.blueflame && q.fetched == q.bf_index) {
-      // BlueFlame: the WQE came with its doorbell; it is on chip once the context is.
-      if (buffered_ + 1 > config_.cache_entries) return false;
-      q.blueflame = false;
-      FetchedWqe f;
-      f.wqe = Wqe::decode(q.bf_wqe.data());
-      f.index = q.fetched++;
-      f.issued = f.ready = now + delay;
-      f.last_of_batch = true;
+  const uint64_t now = sim_time(*this).value();
+  // Every read of this top-up starts after the context lookup; the link orders them.
+  const uint64_t issued = now + delay.value();
+  for (;;) {
+    const SendScheduler::Read read = scheduler_.next_read(q, context.sq_depth);
+    if (read.kind == SendScheduler::Read::Kind::None) return true;
+    if (read.kind == SendScheduler::Read::Kind::NoRoom) return false;
+    if (read.kind == SendScheduler::Read::Kind::BlueFlame) {
+      // The WQE came with its doorbell; it is on chip once the context is.
+      BufferedWqe& f = scheduler_.add(q, issued, true, now);
+      f.wqe = Wqe::decode(q.blueflame_wqe());
+      f.issued_ps = issued;
       if (trace_.on()) f.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
-      q.buffered.push_back(f);
-      wqes_buffered_.up(now.value(), f.issued.value());
+      wqes_buffered_.up(now, issued);
       ++blueflame_wqes_;
-      ++buffered_;
-      ++q.batches;
-      batches_outstanding_.up(now.value(), f.issued.value());
+      batches_outstanding_.up(now, issued);
       continue;
     }
-    const uint32_t slot = q.fetched % context.sq_depth;
-    const uint32_t batch = std::min({q.producer - q.fetched, batch_limit, context.sq_depth - slot});
-    if (buffered_ + batch > config_.cache_entries) return false;
-    // Every read of this top-up starts after the context lookup; the link orders them.
     sc_core::sc_time d = delay;
-    const uint64_t addr = context.sq_base + uint64_t(slot) * kWqeBytes;
+    const uint64_t addr = context.sq_base + uint64_t(read.slot) * kWqeBytes;
     const DmaAuthority ring = DmaAuthority::of_queue(DmaAuthority::Kind::SendQueue, qpn);
     const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, buffer_.data(),
-                                 batch * kWqeBytes, DmaSource::WqeFetch, &ring, d);
+                                 read.count * kWqeBytes, DmaSource::WqeFetch, &ring, d);
     ++fetch_reads_;
     fetch_latency_.add_ps(d.value());
     if (!ok) {
       ++bad_doorbells_;
-      discard(q);
+      release_buffer(q);
+      scheduler_.discard(q);
       return true;
     }
-    const sc_core::sc_time issued = now + delay;
-    const sc_core::sc_time ready = now + d;
-    for (uint32_t i = 0; i < batch; ++i) {
-      FetchedWqe f;
+    const uint64_t ready = now + d.value();
+    for (uint32_t i = 0; i < read.count; ++i) {
+      BufferedWqe& f = scheduler_.add(q, ready, i + 1 == read.count, now);
       f.wqe = Wqe::decode(buffer_.data() + size_t(i) * kWqeBytes);
-      f.index = q.fetched++;
-      f.issued = issued;
-      f.ready = ready;
-      f.last_of_batch = i + 1 == batch;
+      f.issued_ps = issued;
       if (trace_.on()) f.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
-      q.buffered.push_back(f);
-      wqes_buffered_.up(now.value(), issued.value());
+      wqes_buffered_.up(now, issued);
     }
-    wqes_fetched_ += batch;
-    buffered_ += batch;
-    ++q.batches;
-    batches_outstanding_.up(now.value(), issued.value());
+    wqes_fetched_ += read.count;
+    batches_outstanding_.up(now, issued);
   }
-  return true;
 }
 
-void WqeFetcher::hand_batch(uint32_t qpn, QueueState& q) {
-  const uint32_t epoch = q.epoch;
+void WqeFetcher::hand_batch(Queue& q) {
+  const uint32_t epoch = q.epoch();
   bool last = false;
-  while (!last && !q.buffered.empty() && q.epoch == epoch) {
+  while (!last && q.has_buffered() && q.epoch() == epoch) {
     // Copied into the message; it leaves the buffer only if the requester takes it.
-    FetchedWqe& front = q.buffered.front();
+    BufferedWqe& front = q.front();
     WorkRequest work;
-    work.qpn = qpn;
+    work.qpn = q.qpn();
     work.wqe_index = front.index;
     work.wqe = front.wqe;
     work.context = q.context;
     work.trace_id = front.trace_id;
     // The WQE is decoded once its read is in (once only, if it was refused before); the
     // requester executes it at that time.
-    const sc_core::sc_time now = sim_time(*this);
+    const sc_core::sc_time& now = sim_time(*this);
+    const uint64_t now_ps = now.value();
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;  // until it is handed on
     if (!front.decoded) {
-      front.decoded_at = decode_stage_.pass(front.ready > now ? front.ready : now);
+      // Its turn came, so its read is in: it enters the decoder now.
+      const sc_core::sc_time decoded_at = decode_stage_.pass(
+          front.ready_ps > now_ps ? sc_core::sc_time::from_value(front.ready_ps) : now);
+      front.decoded_at_ps = decoded_at.value();
       front.decoded = true;
+      if (decoded_at > now) d = decoded_at - now;
+    } else if (front.decoded_at_ps > now_ps) {
+      d = sc_core::sc_time::from_value(front.decoded_at_ps) - now;
     }
-    const sc_core::sc_time handed_at = front.decoded_at > now ? front.decoded_at : now;
-    const sc_core::sc_time issued = front.issued;
+    const uint64_t handed_at = std::max(front.decoded_at_ps, now_ps);
+    const uint64_t issued = front.issued_ps;
     last = front.last_of_batch;
-    sc_core::sc_time d = handed_at - now;
     send_message(pool_, work_isock, work, d);
     // A QP re-created meanwhile (a nested call) dropped its buffer, `front` with it.
-    if (q.epoch != epoch) return;
+    if (q.epoch() != epoch) return;
     if (work.refused) {
       ++refused_;
-      q.stalled = true;
+      scheduler_.refused(q);
       return;
     }
-    q.buffered.pop_front();
-    --buffered_;
-    wqes_buffered_.down(now.value(), handed_at.value());
-    if (last) {
-      --q.batches;
-      batches_outstanding_.down(now.value(), handed_at.value());
-    }
-    ++q.handed;
+    scheduler_.handed(q);
+    wqes_buffered_.down(now_ps, handed_at);
+    if (last) batches_outstanding_.down(now_ps, handed_at);
     // The batch's DMA read and this WQE's decode (a context load is the QP-context unit's).
-    if (trace_.on()) trace_.slice("fetch", issued, handed_at, work.trace_id);
+    if (trace_.on()) {
+      trace_.slice("fetch", sc_core::sc_time::from_value(issued),
+                   sc_core::sc_time::from_value(handed_at), work.trace_id);
+    }
   }
 }
 
