@@ -12,9 +12,10 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
+#include <new>
 #include <utility>
+#include <vector>
 
 #include "model/rnic/abi/rules.h"
 #include "model/rnic/abi/wqe.h"
@@ -26,7 +27,7 @@ inline bool is_error_status(CqeStatus status) {
   return status != CqeStatus::Success && status != CqeStatus::Flush;
 }
 
-template <typename Entry, typename Allocator = std::allocator<Entry>>
+template <typename Entry>
 class SendQueue {
  public:
   // What ending one request did to the others.
@@ -37,28 +38,42 @@ class SendQueue {
   };
 
   // Appends a request in posting order and numbers it; the reference stays valid until the
-  // request is retired (a deque keeps references on push_back and pop_front).
+  // request is retired and handed to `deliver`.
   Entry& post(Entry entry) {
-    entry.sequence = next_sequence_++;
-    entry.done = false;
-    entries_.push_back(std::move(entry));
-    return entries_.back();
+    Entry& slot = post_new();
+    const uint64_t sequence = slot.sequence;
+    slot = std::move(entry);
+    slot.sequence = sequence;
+    slot.done = false;
+    return slot;
   }
   // The same for a default request the caller then fills in: built in place, not copied (a
-  // requester's entry holds its sink list and a packet to resend).
+  // requester's entry holds its SGE list and a packet to resend).
   Entry& post_new() {
-    Entry& entry = entries_.emplace_back();
-    entry.sequence = next_sequence_++;
-    entry.done = false;
-    return entry;
+    if (size_ == ring_.size()) grow();
+    Entry* entry;
+    if (free_.empty()) {
+      owned_.push_back(std::make_unique<Entry>());
+      entry = owned_.back().get();
+    } else {
+      entry = free_.back();
+      free_.pop_back();
+      std::destroy_at(entry);
+      ::new (static_cast<void*>(entry)) Entry();
+    }
+    entry->sequence = next_sequence_++;
+    entry->done = false;
+    ring_[(head_ + size_) & mask_] = entry;
+    ++size_;
+    return *entry;
   }
 
   // The request numbered `sequence`, or null once it was retired.
   Entry* find(uint64_t sequence) {
-    if (entries_.empty()) return nullptr;
-    const uint64_t first = entries_.front().sequence;
-    if (sequence < first || sequence - first >= entries_.size()) return nullptr;
-    return &entries_[size_t(sequence - first)];
+    if (size_ == 0) return nullptr;
+    const uint64_t first = at(0).sequence;
+    if (sequence < first || sequence - first >= size_) return nullptr;
+    return &at(size_t(sequence - first));
   }
 
   // Ends `entry` with `decision`. An error cancels every later request and puts the QP in the
@@ -73,7 +88,8 @@ class SendQueue {
     // Completions leave in posting order, so the error completion is that of the earliest
     // failed request: a later one can fail first (a local check, an overtaking NAK) while an
     // earlier read still waits, and is then cancelled when the earlier one fails.
-    for (Entry& later : entries_) {
+    for (size_t i = 0; i < size_; ++i) {
+      Entry& later = at(i);
       if (later.sequence <= entry.sequence) continue;
       on_cancel(later);
       if (!later.done || later.status != CqeStatus::Flush) ++outcome.cancelled;
@@ -96,7 +112,8 @@ class SendQueue {
   uint32_t flush_all(RuleId rule, OnCancel&& on_cancel) {
     error_ = true;
     uint32_t cancelled = 0;
-    for (Entry& entry : entries_) {
+    for (size_t i = 0; i < size_; ++i) {
+      Entry& entry = at(i);
       if (!entry.done || entry.status == CqeStatus::Success) ++cancelled;
       on_cancel(entry);
       if (entry.status != CqeStatus::Flush || !entry.done) entry.rule = rule;
@@ -107,30 +124,33 @@ class SendQueue {
   }
 
   // Hands `deliver` every request whose completion may leave now: the ended ones at the
-  // front, in posting order.
+  // front, in posting order. Each leaves the queue before it is delivered, and its storage is
+  // reused only after, so a delivery may post or retire again.
   template <typename Deliver>
   void retire(Deliver&& deliver) {
-    while (!entries_.empty() && entries_.front().done) {
-      const Entry entry = std::move(entries_.front());
-      entries_.pop_front();
-      deliver(entry);
+    while (size_ != 0 && at(0).done) {
+      Entry* entry = ring_[head_];
+      head_ = (head_ + 1) & mask_;
+      --size_;
+      deliver(static_cast<const Entry&>(*entry));
+      free_.push_back(entry);
     }
   }
 
   // Is an error completion still queued? (the QP's error is reported to its receive side once
   // that completion has left)
   bool error_pending() const {
-    for (const Entry& entry : entries_)
-      if (entry.done && is_error_status(entry.status)) return true;
+    for (size_t i = 0; i < size_; ++i)
+      if (at(i).done && is_error_status(at(i).status)) return true;
     return false;
   }
 
   // Is a request posted before `sequence` still running? (fences, and verbs that wait for
   // the work before them)
   bool running_before(uint64_t sequence) const {
-    for (const Entry& entry : entries_) {
-      if (entry.sequence >= sequence) break;
-      if (!entry.done) return true;
+    for (size_t i = 0; i < size_; ++i) {
+      if (at(i).sequence >= sequence) break;
+      if (!at(i).done) return true;
     }
     return false;
   }
@@ -141,20 +161,34 @@ class SendQueue {
   bool in_error() const { return error_; }
   // A QP being (re)created starts clean, if nothing of its former life is queued.
   bool reset_if_idle() {
-    if (!entries_.empty()) return false;
+    if (size_ != 0) return false;
     error_ = false;
     return true;
   }
 
-  bool empty() const { return entries_.empty(); }
-  size_t size() const { return entries_.size(); }
-  auto begin() { return entries_.begin(); }
-  auto end() { return entries_.end(); }
-  auto begin() const { return entries_.begin(); }
-  auto end() const { return entries_.end(); }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
 
  private:
-  std::deque<Entry, Allocator> entries_;
+  // The queue is a ring of pointers, in posting order, to entries that never move: a request
+  // keeps its address from post to delivery while others are posted around it, and a retired
+  // entry's storage is recycled (no allocation per request once the queue has been as deep).
+  Entry& at(size_t i) { return *ring_[(head_ + i) & mask_]; }
+  const Entry& at(size_t i) const { return *ring_[(head_ + i) & mask_]; }
+  void grow() {
+    std::vector<Entry*> ring(ring_.empty() ? 8 : ring_.size() * 2);
+    for (size_t i = 0; i < size_; ++i) ring[i] = ring_[(head_ + i) & mask_];
+    ring_.swap(ring);
+    head_ = 0;
+    mask_ = ring_.size() - 1;
+  }
+
+  std::vector<Entry*> ring_;  // a power of two long
+  size_t head_ = 0;
+  size_t size_ = 0;
+  size_t mask_ = 0;
+  std::vector<std::unique_ptr<Entry>> owned_;  // every entry made
+  std::vector<Entry*> free_;                   // retired entries, to be reused
   uint64_t next_sequence_ = 0;
   bool error_ = false;
 };
