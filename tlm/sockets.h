@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sockets shared by all units. Units own their sockets as members named for what they connect
-// (`dma_isock`, `doorbell_tsock`); the Rnic top is the only place binding units.
+// Generic-payload sockets, for what TLM-2.0's base protocol means: MMIO, DMA and interrupt
+// messages (the PCIe side). Links between device units are typed protocols (tlm/protocol.h).
+// Units own their sockets as members named for what they connect (`dma_isock`,
+// `doorbell_tsock`); the Rnic top is the only place binding units.
 //
 // The two target sockets are standard TLM-2.0 target sockets (tlm::tlm_base_target_socket:
 // they bind to any initiator socket, hierarchically too) that call the unit's registered
@@ -19,7 +21,6 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
 namespace rnic {
@@ -193,30 +194,8 @@ class SharedTargetSocket
   GetDirectMemPtr dmi_ = nullptr;
 };
 
-// An initiator socket of one unit. It keeps one message payload of its own for send_message
-// (tlm/payload_pool.h): a unit sends one message at a time on a socket, so the payload is free
-// again when the call returns, and a send takes no payload from the pool (a pooled payload
-// per send cost a 64 B read about 300 instructions). The socket owns it, so it lives as long
-// as the socket whatever pool the unit sends from.
+// An initiator socket of one unit, for generic payloads (DMA, MMIO, interrupt messages).
 template <typename Module>
-class InitiatorSocket : public tlm_utils::simple_initiator_socket<Module> {
- public:
-  using tlm_utils::simple_initiator_socket<Module>::simple_initiator_socket;
-
-  // The socket's message payload, made at the first send with that message type's extension
-  // attached (the payload deletes it). Another type, or a send while the payload is out (a
-  // call that comes back to the unit and sends on the same socket again), takes a payload
-  // from the pool instead.
-  struct MessageSlot {
-    std::unique_ptr<tlm::tlm_generic_payload> gp;
-    tlm::tlm_extension_base* ext = nullptr;
-    unsigned extension_id = 0;
-    bool out = false;
-  };
-  MessageSlot message_slot;
-};
-// An initiator fanning out to several targets (control broadcasts).
-template <typename Module>
-using BroadcastSocket = tlm_utils::multi_passthrough_initiator_socket<Module>;
+using InitiatorSocket = tlm_utils::simple_initiator_socket<Module>;
 
 }  // namespace rnic

@@ -5,7 +5,7 @@ namespace rnic {
 
 Switch::Switch(sc_core::sc_module_name name, const Config& config)
     : sc_module(name),
-      port_tsock("port_tsock"),
+      port_tsock("port_tsock", this),
       port_isock("port_isock"),
       stats(std::string(this->name())),
       link_latency_ps_(to_ps(sc_core::sc_time(double(config.fabric.link_latency_ns),
@@ -15,7 +15,6 @@ Switch::Switch(sc_core::sc_module_name name, const Config& config)
       forwarded_(stats.add("forwarded", "messages", "messages delivered")),
       dropped_(stats.add("dropped", "messages", "messages for a node that does not exist")),
       queued_ps_(stats.add("queued_ps", "ps", "time messages waited for a busy output port")) {
-  port_tsock.register_b_transport(this, &Switch::b_transport);
   SC_HAS_PROCESS(Switch);
   SC_METHOD(deliver);
   sensitive << arrival_event_;
@@ -32,10 +31,8 @@ Packet* Switch::take_packet() {
   return p;
 }
 
-void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  const Packet* packet = message_of<Packet>(gp);
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  if (!packet) return;
+void Switch::frame(int, Packet& arriving, sc_core::sc_time& delay) {
+  const Packet* packet = &arriving;
   if (packet->dst_node >= unsigned(port_isock.size())) {
     ++dropped_;
     return;
@@ -63,8 +60,7 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
     // arrival time; the sender's `delay` is its own and stays as it was.
     ++forwarded_;
     sc_core::sc_time at = arrival - now;
-    port_isock[int(packet->dst_node)]->b_transport(gp, at);
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    port_isock[int(packet->dst_node)]->frame(arriving, at);
     return;
   }
   Packet* copy = take_packet();
@@ -73,7 +69,7 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
     // response would double the memory of the transfer (docs/user-guide.md, Limits). The
     // sender gets the copy's old buffer back, emptied: were the packet sent again, it would
     // arrive without payload (refused by the receiver's length check), never as another's.
-    Packet& sender = *message_of<Packet>(gp);
+    Packet& sender = arriving;
     std::vector<uint8_t> data;
     data.swap(sender.payload);
     sender.payload.swap(copy->payload);
@@ -88,15 +84,14 @@ void Switch::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
 }
 
 void Switch::deliver() {
-  // Every packet due now, then sleep until the next arrival. b_transport notifies the event
+  // Every packet due now, then sleep until the next arrival. frame() notifies the event
   // for each arrival (an earlier pending notification wins): one activation per arrival time.
   while (!in_flight_.empty() && in_flight_.top().arrival <= sim_time(*this)) {
     Packet* packet = in_flight_.top().packet;
     in_flight_.pop();
     ++forwarded_;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    auto* target = port_isock[int(packet->dst_node)];
-    send_message(pool_, target, *packet, delay);
+    port_isock[int(packet->dst_node)]->frame(*packet, delay);
     // A large payload is given back at once rather than kept for reuse (memory), a small
     // one is kept (no allocation per packet).
     if (packet->payload.capacity() > kKeptPayloadBytes) {

@@ -17,10 +17,8 @@
 #include <tlm>
 
 #include "model/config/config.h"
+#include "model/rnic/msg/protocols.h"
 #include "model/rnic/net/packet.h"
-#include "tlm/extensions.h"
-#include "tlm/payload_pool.h"
-#include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
 
@@ -28,10 +26,12 @@ namespace rnic {
 
 class Switch : public sc_core::sc_module {
  public:
-  SharedTargetSocket<Switch> port_tsock;  // from every node's port (bind in node-id order)
-  BroadcastSocket<Switch> port_isock;     // to every node's port (bind in node-id order)
+  // From every node's port (bind in node-id order: the caller is the sending node).
+  ProtocolTargetSocket<WireProtocol, Switch> port_tsock;
+  // To every node's port (bind in node-id order).
+  ProtocolInitiatorSocket<WireProtocol, 0> port_isock;
 
-  // `sim.fast`: deliver each packet by a direct call from b_transport, with the arrival time
+  // `sim.fast`: deliver each packet by a direct call from frame(), with the arrival time
   // as annotated delay (loosely timed), instead of from the delivery process at that time.
   struct Config {
     FabricConfig fabric;  // fabric.*
@@ -57,7 +57,9 @@ class Switch : public sc_core::sc_module {
     return kind == PacketKind::ReadResponse || kind == PacketKind::WriteRequest;
   }
 
-  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol target (msg/protocols.h): a packet from node `caller`'s port.
+  void frame(int caller, Packet& packet, sc_core::sc_time& delay);
+  template <typename> friend struct WireProtocol::forward;
   void deliver();
   Packet* take_packet();
 
@@ -70,7 +72,6 @@ class Switch : public sc_core::sc_module {
   std::vector<Packet*> free_packets_;
   uint64_t order_ = 0;
   sc_core::sc_event arrival_event_;
-  PayloadPool pool_;
   Counter& forwarded_;
   Counter& dropped_;
   Counter& queued_ps_;

@@ -31,9 +31,8 @@ void HostCpu::msi_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
 }
 
 void HostCpu::run_dma_bench(DmaBenchRequest& request) {
-  PayloadPool pool;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  send_message(pool, bench_isock, request, delay);
+  bench_isock->run(request, delay);
   wait(delay);
 }
 

@@ -21,7 +21,7 @@ class HostCpu : public sc_core::sc_module {
   InitiatorSocket<HostCpu> mmio_isock;  // to PcieLink's downstream (MMIO) port
   // To the device's DMA benchmark engine. Its control path is not timed: pcie-bench, too,
   // measures only the engine's DMA, not how the host starts it.
-  InitiatorSocket<HostCpu> bench_isock;
+  ProtocolInitiatorSocket<DmaBenchProtocol> bench_isock;
   // Interrupt messages (MSI-X writes) from the PCIe link: any write wakes wait_for_interrupt
   // Config::poll_ns after it arrives. The data (the CQ number) is not looked at: the driver's poll
   // re-reads its rings after any wakeup.

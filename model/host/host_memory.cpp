@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "tlm/extensions.h"
 #include "tlm/timing.h"
 
 namespace rnic {

@@ -10,20 +10,18 @@ namespace rnic {
 
 DmaBench::DmaBench(sc_core::sc_module_name name)
     : sc_module(name),
-      control_tsock("control_tsock"),
+      control_tsock("control_tsock", this),
       read_isock("read_isock"),
       stats(std::string(this->name())),
       segment_(1),
       requests_(stats.add("requests", "requests", "benchmark DMA reads issued")),
       bytes_(stats.add("bytes", "bytes", "benchmark bytes read")) {
-  control_tsock.register_b_transport(this, &DmaBench::b_transport);
 }
 
-void DmaBench::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  DmaBenchRequest* req = message_of<DmaBenchRequest>(gp);
-  if (!req || req->size == 0 || req->window < req->size || req->outstanding == 0) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+void DmaBench::run(int, DmaBenchRequest& request, sc_core::sc_time& delay) {
+  DmaBenchRequest* req = &request;
+  if (req->size == 0 || req->window < req->size || req->outstanding == 0) {
+    req->ok = false;
     return;
   }
   buffer_.resize(req->size);
@@ -61,7 +59,7 @@ void DmaBench::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay
     }
     ++unsynced;
     sc_core::sc_time d = issue - now;
-    send_message(pool_, read_isock, read, d);
+    read_isock->move(read, d);
     const sc_core::sc_time done = now + d;
     in_flight.release(done);
     last = std::max(last, done);

@@ -13,9 +13,8 @@
 #include <tlm>
 
 #include "model/rnic/msg/messages.h"
+#include "model/rnic/msg/protocols.h"
 #include "tlm/histogram.h"
-#include "tlm/payload_pool.h"
-#include "tlm/sockets.h"
 #include "tlm/stats.h"
 
 namespace rnic {
@@ -34,16 +33,33 @@ struct DmaBenchRequest {
   bool ok = false;
 };
 
+// Host -> DmaBench: run one benchmark (a bad request: ok false, nothing issued).
+struct DmaBenchProtocol {
+  struct fw_if : virtual sc_core::sc_interface {
+    using protocol_types = DmaBenchProtocol;
+    virtual void run(DmaBenchRequest& request, sc_core::sc_time& delay) = 0;
+  };
+  template <typename Target>
+  struct forward final : fw_if, ForwardTo<Target> {
+    using ForwardTo<Target>::ForwardTo;
+    void run(DmaBenchRequest& m, sc_core::sc_time& d) override {
+      this->target->run(this->caller, m, d);
+    }
+  };
+};
+
 class DmaBench : public sc_core::sc_module {
  public:
-  TargetSocket<DmaBench> control_tsock;  // DmaBenchRequest messages from the host
-  InitiatorSocket<DmaBench> read_isock;  // to the DmaReadEngine
+  ProtocolTargetSocket<DmaBenchProtocol, DmaBench> control_tsock;  // from the host
+  ProtocolInitiatorSocket<DataMoveProtocol> read_isock;            // to the DmaReadEngine
 
   explicit DmaBench(sc_core::sc_module_name name);
   StatGroup stats;
 
  private:
-  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol target.
+  void run(int caller, DmaBenchRequest& req, sc_core::sc_time& delay);
+  template <typename> friend struct DmaBenchProtocol::forward;
 
   // Simulated time catches up with the issue times every this many requests or bytes.
   static constexpr uint64_t kSyncRequests = 4096;
@@ -51,7 +67,6 @@ class DmaBench : public sc_core::sc_module {
   // A landing buffer larger than this is freed after each run.
   static constexpr size_t kKeptBufferBytes = 1 << 20;
 
-  PayloadPool pool_;
   std::vector<uint8_t> buffer_;  // where the read data lands (`size` bytes, reused)
   std::vector<PhysSegment> segment_;
   Counter& requests_;

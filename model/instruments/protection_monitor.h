@@ -26,7 +26,6 @@
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/dma.h"
 #include "tlm/dmi_cache.h"
-#include "tlm/extensions.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 

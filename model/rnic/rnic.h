@@ -33,9 +33,9 @@ class Rnic : public sc_core::sc_module {
  public:
   tlm::tlm_target_socket<> mmio_tsock;     // BAR 0, from the PCIe link
   tlm::tlm_initiator_socket<> pcie_isock;  // DMA, to the PCIe link
-  tlm::tlm_initiator_socket<> net_isock;   // packets to the fabric
-  tlm::tlm_target_socket<> net_tsock;      // packets from the fabric
-  tlm::tlm_target_socket<> bench_tsock;    // the DMA benchmark engine's control (dma_bench)
+  ProtocolInitiatorFace<WireProtocol> net_isock;  // packets to the fabric
+  ProtocolTargetFace<WireProtocol> net_tsock;     // packets from the fabric
+  ProtocolTargetFace<DmaBenchProtocol> bench_tsock;  // the DMA benchmark engine's control
 
   Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node_id);
 

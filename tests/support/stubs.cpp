@@ -131,26 +131,18 @@ void run_simulation(const sc_core::sc_time& limit) {
 
 ContextStub::ContextStub(sc_core::sc_module_name name, const MemoryStub& memory,
                          const IcmLayout& icm)
-    : sc_module(name), tsock("tsock"), memory_(memory), icm_(icm) {
-  tsock.register_b_transport(this, &ContextStub::b_transport);
-}
+    : sc_module(name), tsock("tsock", this), memory_(memory), icm_(icm) {}
 
-void ContextStub::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-  ContextRead* req = message_of<ContextRead>(gp);
-  if (!req) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    return;
+void ContextStub::lookup(int, ContextRead& req, sc_core::sc_time&) {
+  req.ok = false;
+  if (req.kind == ContextKind::Qpc && req.qpc && req.index < icm_.qpc_entries) {
+    *req.qpc = memory_.get<QpcEntry>(icm_.qpc_addr(req.index), kQpcEntryBytes);
+    req.ok = true;
+  } else if (req.kind == ContextKind::Cqc && req.cqc && req.index < icm_.cqc_entries) {
+    *req.cqc = memory_.get<CqcEntry>(icm_.cqc_addr(req.index), kCqcEntryBytes);
+    req.ok = true;
   }
-  req->ok = false;
-  if (req->kind == ContextKind::Qpc && req->qpc && req->index < icm_.qpc_entries) {
-    *req->qpc = memory_.get<QpcEntry>(icm_.qpc_addr(req->index), kQpcEntryBytes);
-    req->ok = true;
-  } else if (req->kind == ContextKind::Cqc && req->cqc && req->index < icm_.cqc_entries) {
-    *req->cqc = memory_.get<CqcEntry>(icm_.cqc_addr(req->index), kCqcEntryBytes);
-    req->ok = true;
-  }
-  asked.push_back(*req);
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  asked.push_back(req);
 }
 
 }  // namespace rnic::test

@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reusable stubs for driving one unit alone through its TLM sockets: a memory target that
 // serves bytes from a sparse map and records every transaction, a message sink that records
-// the MessageExtension<T> messages it receives (and may answer them), and an initiator that
-// runs a script in its own SC_THREAD. A test bench owns the unit plus these stubs.
+// the messages of one unit protocol it receives (and may answer them), and initiators (a
+// generic-payload one, a protocol one) that run a script in their own SC_THREAD. A test bench
+// owns the unit plus these stubs.
 #pragma once
-
-#include "model/rnic/abi/icm.h"
-#include "model/rnic/msg/context.h"
-#include "model/rnic/msg/dma.h"
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <systemc>
 #include <tlm>
 
-#include "tlm/extensions.h"
+#include "model/instruments/dma_bench.h"
+#include "model/rnic/abi/icm.h"
+#include "model/rnic/msg/context.h"
+#include "model/rnic/msg/dma.h"
+#include "model/rnic/msg/protocols.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -77,11 +79,51 @@ class MemoryStub : public sc_core::sc_module {
   std::map<uint64_t, uint8_t> bytes_;
 };
 
-// Records every message of type T it receives (a copy, with its arrival time = simulation
-// time + annotated delay, and the index of the binding it came through). `on_message` may
-// answer in place (set a status, fill a translation) and add to the delay before the copy is
-// taken. Payloads without a T get TLM_GENERIC_ERROR_RESPONSE.
-template <typename T>
+// The protocol a message of type T travels on, unless a test names another (a Packet is on
+// chip by default; WireProtocol off chip. A Doorbell to a receive or send queue by default;
+// CompletionControlProtocol to the completion engine).
+template <typename T> struct DefaultProtocol;
+template <> struct DefaultProtocol<Doorbell> { using type = DoorbellProtocol; };
+template <> struct DefaultProtocol<InterruptVector> { using type = CompletionControlProtocol; };
+template <> struct DefaultProtocol<ContextChange> { using type = ContextChangeProtocol; };
+template <> struct DefaultProtocol<ContextRead> { using type = ContextLookupProtocol; };
+template <> struct DefaultProtocol<WorkRequest> { using type = WorkProtocol; };
+template <> struct DefaultProtocol<SendQueueReady> { using type = ReadyProtocol; };
+template <> struct DefaultProtocol<QpErrorEvent> { using type = QpEventProtocol; };
+template <> struct DefaultProtocol<ProtectionRequest> { using type = ProtectionProtocol; };
+template <> struct DefaultProtocol<TranslateRequest> { using type = TranslationProtocol; };
+template <> struct DefaultProtocol<PageListLoad> { using type = TranslationProtocol; };
+template <> struct DefaultProtocol<DmaRequest> { using type = DataMoveProtocol; };
+template <> struct DefaultProtocol<CompletionRecord> { using type = CompletionProtocol; };
+template <> struct DefaultProtocol<Packet> { using type = PacketProtocol; };
+template <> struct DefaultProtocol<DmaBenchRequest> { using type = DmaBenchProtocol; };
+
+// Calls the operation of `Protocol` that carries a T.
+template <typename Protocol, typename T>
+void call(typename Protocol::fw_if& target, T& m, sc_core::sc_time& delay) {
+  if constexpr (std::is_same_v<T, Doorbell>) target.ring(m, delay);
+  else if constexpr (std::is_same_v<T, InterruptVector>) target.set_interrupt_vector(m, delay);
+  else if constexpr (std::is_same_v<T, ContextChange>) target.context_changed(m, delay);
+  else if constexpr (std::is_same_v<T, ContextRead>) target.lookup(m, delay);
+  else if constexpr (std::is_same_v<T, WorkRequest>) target.work(m, delay);
+  else if constexpr (std::is_same_v<T, SendQueueReady>) target.ready(m, delay);
+  else if constexpr (std::is_same_v<T, QpErrorEvent>) target.qp_error(m, delay);
+  else if constexpr (std::is_same_v<T, ProtectionRequest>) target.check(m, delay);
+  else if constexpr (std::is_same_v<T, TranslateRequest>) target.translate(m, delay);
+  else if constexpr (std::is_same_v<T, PageListLoad>) target.load_page_list(m, delay);
+  else if constexpr (std::is_same_v<T, DmaRequest>) target.move(m, delay);
+  else if constexpr (std::is_same_v<T, CompletionRecord>) target.complete(m, delay);
+  else if constexpr (std::is_same_v<T, DmaBenchRequest>) target.run(m, delay);
+  else if constexpr (std::is_same_v<Protocol, WireProtocol>) target.frame(m, delay);
+  else target.packet(m, delay);
+}
+
+// Records every message of type T it receives on `Protocol` (a copy, with its arrival time =
+// simulation time + annotated delay, and the caller's index in binding order). `on_message`
+// may answer in place (set a status, fill a translation) and add to the delay before the copy
+// is taken. The protocol's other operations (a translation sink's page-list loads) are
+// counted in `others` and left unanswered.
+template <typename T, typename Protocol = typename DefaultProtocol<T>::type>
 class MessageSink : public sc_core::sc_module {
  public:
   struct Received {
@@ -90,33 +132,51 @@ class MessageSink : public sc_core::sc_module {
     int id;
   };
 
-  SharedTargetSocket<MessageSink> tsock;
+  ProtocolTargetSocket<Protocol, MessageSink> tsock;
   std::vector<Received> received;
+  size_t others = 0;
   std::function<void(T&, sc_core::sc_time&)> on_message;
-  tlm::tlm_response_status response = tlm::TLM_OK_RESPONSE;
 
-  explicit MessageSink(sc_core::sc_module_name name) : sc_module(name), tsock("tsock") {
-    tsock.register_b_transport(this, &MessageSink::b_transport);
-  }
+  explicit MessageSink(sc_core::sc_module_name name) : sc_module(name), tsock("tsock", this) {}
   size_t size() const { return received.size(); }
   const T& operator[](size_t i) const { return received.at(i).message; }
 
+  // Every operation name of the unit protocols (msg/protocols.h): the protocol's forwarder
+  // calls those it has.
+  template <typename M> void ring(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void set_interrupt_vector(int id, M& m, sc_core::sc_time& d) {
+    take(id, m, d);
+  }
+  template <typename M> void context_changed(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void lookup(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void work(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void ready(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void qp_error(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void check(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void translate(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void load_page_list(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void move(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void complete(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void packet(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void frame(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+  template <typename M> void run(int id, M& m, sc_core::sc_time& d) { take(id, m, d); }
+
  private:
-  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    T* message = message_of<T>(gp);
-    if (!message) {
-      gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-      return;
+  template <typename M>
+  void take(int id, M& message, sc_core::sc_time& delay) {
+    if constexpr (std::is_same_v<M, T>) {
+      const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+      if (on_message) on_message(message, delay);
+      received.push_back({message, at, id});
+    } else {
+      ++others;
     }
-    const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
-    if (on_message) on_message(*message, delay);
-    received.push_back({*message, at, id});
-    gp.set_response_status(response);
   }
 };
 
-// An initiator whose SC_THREAD runs `script` (if set) from time zero. The helpers may only be
-// called from that script (or another SystemC thread): the unit behind may call wait().
+// An initiator of generic payloads (MMIO, memory) whose SC_THREAD runs `script` (if set) from
+// time zero. The helpers may only be called from that script (or another SystemC thread): the
+// unit behind may call wait().
 class InitiatorStub : public sc_core::sc_module {
  public:
   InitiatorSocket<InitiatorStub> isock;
@@ -124,16 +184,6 @@ class InitiatorStub : public sc_core::sc_module {
 
   explicit InitiatorStub(sc_core::sc_module_name name);
 
-  // Sends `message` in a MessageExtension; returns the response status.
-  template <typename T>
-  tlm::tlm_response_status send(T& message, sc_core::sc_time& delay) {
-    return send_message(pool_, isock, message, delay);
-  }
-  template <typename T>
-  tlm::tlm_response_status send(T& message) {
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    return send(message, delay);
-  }
   // A plain READ/WRITE transaction; returns its response status.
   tlm::tlm_response_status transfer(tlm::tlm_command command, uint64_t address, uint8_t* data,
                                     uint32_t length, sc_core::sc_time& delay);
@@ -151,6 +201,34 @@ class InitiatorStub : public sc_core::sc_module {
   PayloadPool pool_;
 };
 
+// An initiator of one unit protocol whose SC_THREAD runs `script` (if set) from time zero;
+// send() calls the protocol's operation for the message's type.
+template <typename Protocol>
+class SenderStub : public sc_core::sc_module {
+ public:
+  ProtocolInitiatorSocket<Protocol> isock;
+  std::function<void()> script;
+
+  explicit SenderStub(sc_core::sc_module_name name) : sc_module(name), isock("isock") {
+    SC_HAS_PROCESS(SenderStub);
+    SC_THREAD(run);
+  }
+  template <typename T>
+  void send(T& message, sc_core::sc_time& delay) {
+    call<Protocol>(*isock.operator->(), message, delay);
+  }
+  template <typename T>
+  void send(T& message) {
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    send(message, delay);
+  }
+
+ private:
+  void run() {
+    if (script) script();
+  }
+};
+
 // Runs the simulation until no activity is left (or `limit`) and fails the running test on
 // any SystemC warning or error reported meanwhile.
 void run_simulation(const sc_core::sc_time& limit = sc_core::SC_ZERO_TIME);
@@ -160,13 +238,13 @@ void run_simulation(const sc_core::sc_time& limit = sc_core::SC_ZERO_TIME);
 // table in `memory` at once, without caching (a test changes an entry by writing memory).
 class ContextStub : public sc_core::sc_module {
  public:
-  SharedTargetSocket<ContextStub> tsock;
+  ProtocolTargetSocket<ContextLookupProtocol, ContextStub> tsock;
   std::vector<ContextRead> asked;  // every lookup, in order
 
   ContextStub(sc_core::sc_module_name name, const MemoryStub& memory, const IcmLayout& icm);
+  void lookup(int caller, ContextRead& req, sc_core::sc_time& delay);
 
  private:
-  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   const MemoryStub& memory_;
   IcmLayout icm_;
 };

@@ -22,10 +22,10 @@ struct CompletionBench {
   CompletionEngine::Config config;
   IcmLayout icm;
   CompletionEngine engine;
-  InitiatorStub requester{"requester"};
-  InitiatorStub responder{"responder"};
-  InitiatorStub doorbell{"doorbell"};
-  InitiatorStub ctrl{"ctrl"};
+  SenderStub<CompletionProtocol> requester{"requester"};
+  SenderStub<CompletionProtocol> responder{"responder"};
+  SenderStub<CompletionControlProtocol> doorbell{"doorbell"};
+  SenderStub<ContextChangeProtocol> ctrl{"ctrl"};
   MemoryStub memory{"memory"};
   ContextStub contexts{"contexts", memory, icm};
 
@@ -118,7 +118,6 @@ TEST_CASE("completion engine: entries at ring slots, owner bit flips on wrap", "
   CHECK(t.memory.count(tlm::TLM_READ_COMMAND) == 0);
   REQUIRE(t.contexts.asked.size() == 7);
   CHECK(t.contexts.asked[0].kind == ContextKind::Cqc);
-  CHECK(t.contexts.asked[0].role == ContextRole::Completion);
 }
 
 TEST_CASE("completion engine: a full ring sets the overflow flag and writes nothing",

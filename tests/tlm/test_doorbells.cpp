@@ -20,7 +20,7 @@ struct DoorbellBench {
   Doorbells doorbells{"doorbells", config};
   InitiatorStub host{"host"};
   MessageSink<Doorbell> fetcher{"fetcher"};
-  MessageSink<CompletionMessage> completion{"completion"};
+  MessageSink<CompletionMessage, CompletionControlProtocol> completion{"completion"};
   MessageSink<Doorbell> responder{"responder"};
   MessageSink<ContextChange> ctrl_a{"ctrl_a"};
   MessageSink<ContextChange> ctrl_b{"ctrl_b"};

@@ -17,14 +17,15 @@ struct CpuBench {
   HostMemory::Config config{HostMemoryConfig{1 << 20, 0}};
   HostMemory memory{"memory", config};
   HostCpu cpu;
-  MemoryStub bar{"bar"};     // MMIO and benchmark requests: unused here
+  MemoryStub bar{"bar"};     // MMIO: unused here
+  MessageSink<DmaBenchRequest> bench{"bench"};  // benchmark requests: unused here
   InitiatorStub dev{"dev"};  // the device port; its two writers are spawned threads
   InitiatorStub msi{"msi"};  // the PCIe link's interrupt messages
 
   explicit CpuBench(uint32_t poll_ns = 0) : cpu("cpu", HostCpu::Config{poll_ns}) {
     cpu.mem_isock.bind(memory.cpu_tsock);
     cpu.mmio_isock.bind(bar.tsock);
-    cpu.bench_isock.bind(bar.tsock);
+    cpu.bench_isock.bind(bench.tsock);
     dev.isock.bind(memory.dev_tsock);
     msi.isock.bind(cpu.msi_tsock);
   }

@@ -28,8 +28,8 @@ struct MttBench {
   Mtt::Config config;
   IcmLayout icm = small_layout();
   Mtt mtt;
-  InitiatorStub xlate{"xlate"};
-  InitiatorStub ctrl{"ctrl"};
+  SenderStub<TranslationProtocol> xlate{"xlate"};
+  SenderStub<ContextChangeProtocol> ctrl{"ctrl"};
   MemoryStub memory{"memory"};
 
   explicit MttBench(const MttConfig& mtt_config = MttConfig{})

@@ -18,13 +18,19 @@ namespace {
 struct ContextBench {
   IcmLayout icm = small_icm();
   QpContext unit;
-  InitiatorStub engine{"engine"};
-  InitiatorStub ctrl{"ctrl"};
+  // One stub per role, bound in ContextRole order as the Rnic binds the engines: the unit
+  // knows the role from the socket. The tests' scripts run on the fetcher's.
+  SenderStub<ContextLookupProtocol> engine{"engine"};
+  SenderStub<ContextLookupProtocol> responder{"responder"};
+  SenderStub<ContextLookupProtocol> completion{"completion"};
+  SenderStub<ContextChangeProtocol> ctrl{"ctrl"};
   MemoryStub memory{"memory"};
 
   explicit ContextBench(const QpContextConfig& config)
       : unit("context", QpContext::Config{config, /*clock_mhz=*/500.0}, icm) {
     engine.isock.bind(unit.lookup_tsock);
+    responder.isock.bind(unit.lookup_tsock);
+    completion.isock.bind(unit.lookup_tsock);
     ctrl.isock.bind(unit.ctrl_tsock);
     unit.dma_isock.bind(memory.tsock);
     memory.read_latency = sc_time(500, SC_NS);
@@ -43,15 +49,19 @@ struct ContextBench {
   sc_time lookup(uint32_t qpn, ContextRole role, sc_time at, QpcEntry* out = nullptr) {
     ContextRead req;
     req.kind = ContextKind::Qpc;
-    req.role = role;
     req.index = qpn;
     QpcEntry entry;
     req.qpc = &entry;
     sc_time delay = at - sc_core::sc_time_stamp();
-    engine.send(req, delay);
+    by(role).send(req, delay);
     REQUIRE(req.ok);
     if (out) *out = entry;
     return sc_core::sc_time_stamp() + delay;
+  }
+  SenderStub<ContextLookupProtocol>& by(ContextRole role) {
+    return role == ContextRole::Fetcher ? engine
+           : role == ContextRole::Responder ? responder
+                                            : completion;
   }
   static QpContextConfig config(uint32_t entries, uint32_t ways, uint32_t misses) {
     QpContextConfig c;
@@ -157,11 +167,10 @@ TEST_CASE("qp context: CQ contexts, numbers outside the tables are refused", "[t
   t.engine.script = [&] {
     ContextRead cq;
     cq.kind = ContextKind::Cqc;
-    cq.role = ContextRole::Completion;
     cq.index = 2;
     CqcEntry entry;
     cq.cqc = &entry;
-    t.engine.send(cq);
+    t.completion.send(cq);
     CHECK(cq.ok);
     CHECK(entry.depth == 16);
     ContextRead beyond;
@@ -252,11 +261,10 @@ TEST_CASE("qp context: an evicted CQ context writes back its running state, not 
     for (uint32_t cqn = 2; cqn <= 3; ++cqn) {
       ContextRead cq;
       cq.kind = ContextKind::Cqc;
-      cq.role = ContextRole::Completion;
-      cq.index = cqn;
+        cq.index = cqn;
       CqcEntry entry;
       cq.cqc = &entry;
-      t.engine.send(cq);
+      t.completion.send(cq);
       REQUIRE(cq.ok);
       CHECK(entry.consumer == 100 + cqn);
     }

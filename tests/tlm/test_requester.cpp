@@ -26,10 +26,10 @@ constexpr uint32_t kBadToken = 0x2FF;
 struct RequesterBench {
   Requester::Config config;
   Requester requester;
-  InitiatorStub fetcher{"fetcher"};
-  InitiatorStub port_rx{"port_rx"};
-  InitiatorStub responder{"responder"};
-  InitiatorStub ctrl{"ctrl"};
+  SenderStub<WorkProtocol> fetcher{"fetcher"};
+  SenderStub<PacketProtocol> port_rx{"port_rx"};
+  SenderStub<QpEventProtocol> responder{"responder"};
+  SenderStub<ContextChangeProtocol> ctrl{"ctrl"};
   MessageSink<ProtectionRequest> check{"check"};
   MessageSink<TranslateRequest> xlate{"xlate"};
   MessageSink<DmaRequest> dma_write{"dma_write"};

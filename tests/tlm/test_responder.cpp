@@ -26,10 +26,10 @@ struct ResponderBench {
   Responder::Config config;
   IcmLayout icm;
   Responder responder;
-  InitiatorStub port_rx{"port_rx"};
-  InitiatorStub ctrl{"ctrl"};
-  InitiatorStub doorbell{"doorbell"};
-  InitiatorStub requester_notice{"requester_notice"};
+  SenderStub<PacketProtocol> port_rx{"port_rx"};
+  SenderStub<ContextChangeProtocol> ctrl{"ctrl"};
+  SenderStub<DoorbellProtocol> doorbell{"doorbell"};
+  SenderStub<QpEventProtocol> requester_notice{"requester_notice"};
   MessageSink<ProtectionRequest> check{"check"};
   MessageSink<TranslateRequest> xlate{"xlate"};
   MessageSink<DmaRequest> dma_read{"dma_read"};

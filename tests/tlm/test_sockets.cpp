@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The sockets of tlm/sockets.h: each call reaches the unit's function, a shared socket
 // numbers its initiators in binding order and reaches each one back, binding through a parent
-// socket works, an unregistered function answers as TLM-2.0 says, and an initiator socket
-// sends messages on its own payload (a nested send or another type on a pooled one).
+// socket works, and an unregistered function answers as TLM-2.0 says. (Unit protocols:
+// test_protocol.cpp.)
 #include <catch2/catch.hpp>
 
 #include <vector>
@@ -11,7 +11,6 @@
 #include <tlm>
 
 #include "support/report_handler.h"
-#include "tlm/extensions.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 
@@ -95,51 +94,6 @@ struct SharedParent : sc_core::sc_module {
   explicit SharedParent(sc_core::sc_module_name name)
       : sc_module(name), tsock("tsock"), unit("unit") {
     tsock.bind(unit.tsock);
-  }
-};
-
-struct Ping {
-  int value = 0;
-};
-struct Pong {
-  int value = 0;
-};
-
-// Sends messages as units do: send_message on its InitiatorSocket, from its own pool.
-struct MessageSender : sc_core::sc_module {
-  InitiatorSocket<MessageSender> isock;
-  PayloadPool pool;
-
-  explicit MessageSender(sc_core::sc_module_name name) : sc_module(name), isock("isock") {}
-  template <typename T>
-  tlm::tlm_response_status send(T message) {
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    return send_message(pool, isock, message, delay);
-  }
-};
-
-// Records which payload each message came on. A Ping of 1 sends a Ping of 2 back through the
-// sender before it returns (a nested send on the same socket); a Ping of 7 is refused.
-struct MessageTarget : sc_core::sc_module {
-  TargetSocket<MessageTarget> tsock;
-  MessageSender* sender = nullptr;
-  struct Seen {
-    const tlm::tlm_generic_payload* gp;
-    int ping;  // -1: not a Ping
-    int pong;  // -1: not a Pong
-  };
-  std::vector<Seen> seen;
-
-  explicit MessageTarget(sc_core::sc_module_name name) : sc_module(name), tsock("tsock") {
-    tsock.register_b_transport(this, &MessageTarget::b_transport);
-  }
-  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-    const Ping* ping = message_of<Ping>(gp);
-    const Pong* pong = message_of<Pong>(gp);
-    seen.push_back({&gp, ping ? ping->value : -1, pong ? pong->value : -1});
-    gp.set_response_status(ping && ping->value == 7 ? tlm::TLM_ADDRESS_ERROR_RESPONSE
-                                                    : tlm::TLM_OK_RESPONSE);
-    if (ping && ping->value == 1) sender->send(Ping{2});
   }
 };
 
@@ -242,53 +196,4 @@ TEST_CASE("a socket refuses nb_transport and a call no function was registered f
   REQUIRE(reports.size() == 2);
   CHECK(reports[0].find("unit.tsock: nb_transport_fw is not supported") != std::string::npos);
   CHECK(reports[1].find("unit.tsock: no b_transport registered") != std::string::npos);
-}
-
-TEST_CASE("an initiator socket sends messages on its own payload, a nested send on another",
-          "[tlm][sockets]") {
-  MessageSender sender("sender");
-  MessageTarget target("target");
-  target.sender = &sender;
-  sender.isock.bind(target.tsock);
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);
-
-  {
-    // The first send from a pool that is gone after it (as a unit's local pool is): the
-    // payload is the socket's, and serves the sends after it.
-    PayloadPool local;
-    Ping first{5};
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    CHECK(send_message(local, sender.isock, first, delay) == tlm::TLM_OK_RESPONSE);
-    CHECK(local.allocated() == 0);
-  }
-  CHECK(sender.send(Ping{7}) == tlm::TLM_ADDRESS_ERROR_RESPONSE);  // the target's answer
-  CHECK(sender.send(Ping{6}) == tlm::TLM_OK_RESPONSE);            // not the last answer
-  REQUIRE(target.seen.size() == 3);
-  const tlm::tlm_generic_payload* own = target.seen[0].gp;
-  CHECK(target.seen[1].gp == own);
-  CHECK(target.seen[1].ping == 7);
-  CHECK(target.seen[2].gp == own);
-  CHECK(sender.pool.allocated() == 0);  // the socket's payload served every send
-  CHECK(message_of<Ping>(*const_cast<tlm::tlm_generic_payload*>(own)) == nullptr);  // cleared
-
-  // Another message type: a pooled payload; the socket's stays with the first type.
-  CHECK(sender.send(Pong{3}) == tlm::TLM_OK_RESPONSE);
-  REQUIRE(target.seen.size() == 4);
-  CHECK(target.seen[3].gp != own);
-  CHECK(target.seen[3].pong == 3);
-  CHECK(target.seen[3].ping == -1);
-  CHECK(sender.pool.allocated() == 1);
-
-  // A send from inside a send on the same socket: the socket's payload is out, so the nested
-  // Ping travels on a pooled one, and each message arrives whole on its own payload.
-  CHECK(sender.send(Ping{1}) == tlm::TLM_OK_RESPONSE);
-  REQUIRE(target.seen.size() == 6);
-  CHECK(target.seen[4].gp == own);
-  CHECK(target.seen[4].ping == 1);
-  CHECK(target.seen[5].gp != own);
-  CHECK(target.seen[5].ping == 2);
-  CHECK(sender.send(Ping{4}) == tlm::TLM_OK_RESPONSE);  // the socket's payload is back
-  REQUIRE(target.seen.size() == 7);
-  CHECK(target.seen[6].gp == own);
-  CHECK(target.seen[6].ping == 4);
 }

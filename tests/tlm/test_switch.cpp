@@ -17,11 +17,11 @@ namespace {
 struct SwitchBench {
   Switch::Config config;
   Switch sw{"switch", config};
-  InitiatorStub node0{"node0"};
-  InitiatorStub node1{"node1"};
-  MessageSink<Packet> in0{"in0"};
-  MessageSink<Packet> in1{"in1"};
-  MessageSink<Packet> in2{"in2"};
+  SenderStub<WireProtocol> node0{"node0"};
+  SenderStub<WireProtocol> node1{"node1"};
+  MessageSink<Packet, WireProtocol> in0{"in0"};
+  MessageSink<Packet, WireProtocol> in1{"in1"};
+  MessageSink<Packet, WireProtocol> in2{"in2"};
 
   SwitchBench() {
     node0.isock.bind(sw.port_tsock);

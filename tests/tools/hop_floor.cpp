@@ -5,12 +5,13 @@
 // that shape can cost, whatever its units do. `scripts/bench --floor` runs it under callgrind
 // at two token counts (start-up cancels) with the shape of a 64 B read (docs/development.md).
 //
-// A token crosses a socket as a unit's message does: rnic::send_message on an
-// rnic::InitiatorSocket (its message payload) to an rnic::TargetSocket, the receiver finding it
-// with message_of and annotating its delay. With --bare a crossing costs the least TLM-2.0
-// allows: every hop is its own tlm_fw_transport_if behind a plain tlm::tlm_target_socket (no
-// dispatch object in between), the payload the token started on travels the whole trip (no
-// payload per send, no response status), and the receiver finds the token with message_of. A
+// A token crosses a socket as a unit's message does: a typed call of a unit protocol
+// (tlm/protocol.h) from an rnic::ProtocolInitiatorSocket to an rnic::ProtocolTargetSocket,
+// whose forwarder calls the receiver with the caller's index; the receiver annotates its
+// delay. With --bare a crossing costs the least TLM-2.0 allows: every hop is its own
+// tlm_fw_transport_if behind a plain tlm::tlm_target_socket (no dispatch object in between),
+// the payload the token started on travels the whole trip (no payload per send, no response
+// status), and the receiver finds the token at the payload's data pointer. A
 // timed stage holds a token as the switch holds a packet: into a queue, an event notified for
 // its due time, an SC_METHOD that sends on what is due; it serves one token per nanosecond, so
 // tokens are due one by one. WINDOW tokens are in flight (a stream's outstanding reads); a
@@ -26,34 +27,39 @@
 #include <iostream>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "tlm/extensions.h"
-#include "tlm/payload_pool.h"
-#include "tlm/sockets.h"
+#include "tlm/protocol.h"
 #include "tlm/timing.h"
 
 namespace {
 
 struct Token {
-  uint64_t crossings = 0;  // sockets crossed on this trip
+  uint64_t crossings = 0;           // sockets crossed on this trip
+  tlm::tlm_generic_payload* gp{};  // Bare: the payload it travels on (its data pointer: here)
 };
 
-// The two ways a unit meets a socket. AsUnits: the project's sockets, a message payload per
-// sending socket (send_message), the receiver's function registered on its TargetSocket.
-// Bare: plain TLM-2.0 sockets bound to the module itself, which is the fw (and bw) interface,
-// and the payload passed on as it came.
-struct AsUnits {
-  template <typename M>
-  using In = rnic::TargetSocket<M>;
-  template <typename M>
-  using Out = rnic::InitiatorSocket<M>;
+// The protocol a token crosses as units' messages do.
+struct TokenProtocol {
+  struct fw_if : virtual sc_core::sc_interface {
+    using protocol_types = TokenProtocol;
+    virtual void pass(Token& token, sc_core::sc_time& delay) = 0;
+  };
+  template <typename Target>
+  struct forward final : fw_if, rnic::ForwardTo<Target> {
+    using rnic::ForwardTo<Target>::ForwardTo;
+    void pass(Token& m, sc_core::sc_time& d) override { this->target->pass(this->caller, m, d); }
+  };
 };
+
+// The two ways a unit meets a socket. AsUnits: the project's typed protocol sockets, the
+// receiver called by the socket's forwarder. Bare: plain TLM-2.0 sockets bound to the module
+// itself, which is the fw (and bw) interface, and the payload passed on as it came.
+struct AsUnits {};
 struct Bare {
   template <typename>
   using In = tlm::tlm_target_socket<>;
@@ -79,23 +85,18 @@ class BareInterfaces : public tlm::tlm_fw_transport_if<>, public tlm::tlm_bw_tra
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 };
 
-// What a module of either kind does at its sockets: receive() is called for every b_transport
-// on `in`, send() passes the token on at `out`.
+// What a module of either kind does at its sockets: the module's pass() is called for every
+// token arriving at `in`, send() passes the token on at `out`.
 template <typename Kind, typename Module>
 class Ends;
 
 template <typename Module>
 class Ends<AsUnits, Module> {
  public:
-  AsUnits::In<Module> in{"in_tsock"};
-  AsUnits::Out<Module> out{"out_isock"};
-  explicit Ends(Module* module) { in.register_b_transport(module, &Module::receive); }
-  void send(tlm::tlm_generic_payload&, Token& token, sc_core::sc_time& delay) {
-    rnic::send_message(pool_, out, token, delay);
-  }
-
- private:
-  rnic::PayloadPool pool_;
+  rnic::ProtocolTargetSocket<TokenProtocol, Module> in;
+  rnic::ProtocolInitiatorSocket<TokenProtocol> out{"out_isock"};
+  explicit Ends(Module* module) : in("in_tsock", module) {}
+  void send(Token& token, sc_core::sc_time& delay) { out->pass(token, delay); }
 };
 
 template <typename Module>
@@ -108,11 +109,9 @@ class Ends<Bare, Module> : public BareInterfaces {
     out.bind(*this);
   }
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) override {
-    module_->receive(gp, delay);
+    module_->pass(0, *reinterpret_cast<Token*>(gp.get_data_ptr()), delay);
   }
-  void send(tlm::tlm_generic_payload& gp, Token&, sc_core::sc_time& delay) {
-    out->b_transport(gp, delay);
-  }
+  void send(Token& token, sc_core::sc_time& delay) { out->b_transport(*token.gp, delay); }
 
  private:
   Module* module_;
@@ -134,14 +133,11 @@ class Hop : public sc_core::sc_module {
     }
   }
 
-  void receive(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    if (std::is_same<Kind, AsUnits>::value) gp.set_response_status(tlm::TLM_OK_RESPONSE);
-    Token* token = rnic::message_of<Token>(gp);
-    if (!token) return;
-    ++token->crossings;
+  void pass(int, Token& token, sc_core::sc_time& delay) {
+    ++token.crossings;
     delay += latency_;
     if (!timed_) {
-      ends.send(gp, *token, delay);
+      ends.send(token, delay);
       return;
     }
     // One token per initiation interval, as a pipeline stage serves them: each token is due at
@@ -149,7 +145,7 @@ class Hop : public sc_core::sc_module {
     // one, which a read stream's tokens seldom do). Due times stay in order.
     const sc_core::sc_time now = rnic::sim_time(*this);
     last_due_ = std::max(now + delay, last_due_ + interval_);
-    held_.push_back({last_due_, token, &gp});
+    held_.push_back({last_due_, &token});
     due_event_.notify(held_.front().due - now);
   }
 
@@ -157,7 +153,6 @@ class Hop : public sc_core::sc_module {
   struct Held {
     sc_core::sc_time due;
     Token* token;
-    tlm::tlm_generic_payload* gp;  // Bare: the payload the token travels on
   };
 
   void release() {
@@ -166,7 +161,7 @@ class Hop : public sc_core::sc_module {
       const Held held = held_.front();
       held_.pop_front();
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-      ends.send(*held.gp, *held.token, delay);
+      ends.send(*held.token, delay);
     }
     if (!held_.empty()) due_event_.notify(held_.front().due - now);
   }
@@ -190,9 +185,8 @@ class Source : public sc_core::sc_module {
       : sc_module(name), tokens_(tokens), crossings_(crossings), timed_(timed), slots_(window),
         payloads_(window) {
     for (size_t i = 0; i < slots_.size(); ++i) {
-      auto* ext = new rnic::MessageExtension<Token>;  // the payload deletes it
-      ext->message = &slots_[i];
-      payloads_[i].set_extension(ext);
+      payloads_[i].set_data_ptr(reinterpret_cast<unsigned char*>(&slots_[i]));
+      slots_[i].gp = &payloads_[i];
     }
     // A method run once at the start, not a thread: nothing here waits, and a thread that
     // ends leaves LeakSanitizer the bounds of its freed coroutine stack to scan at exit (the
@@ -203,15 +197,12 @@ class Source : public sc_core::sc_module {
   uint64_t done() const { return done_; }
   uint64_t wrong_paths() const { return wrong_paths_; }
 
-  void receive(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-    if (std::is_same<Kind, AsUnits>::value) gp.set_response_status(tlm::TLM_OK_RESPONSE);
-    Token* token = rnic::message_of<Token>(gp);
-    if (!token) return;
+  void pass(int, Token& token, sc_core::sc_time&) {
     ++done_;
-    if (token->crossings + 1 != crossings_) ++wrong_paths_;  // + 1: this crossing
+    if (token.crossings + 1 != crossings_) ++wrong_paths_;  // + 1: this crossing
     // Timed, the return comes from a stage's process: the next trip runs from here to the first
     // timed stage.
-    if (timed_ && started_ < tokens_) start(size_t(token - slots_.data()));
+    if (timed_ && started_ < tokens_) start(size_t(&token - slots_.data()));
   }
 
  private:
@@ -229,15 +220,14 @@ class Source : public sc_core::sc_module {
     ++started_;
     slots_[slot].crossings = 0;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    ends.send(payloads_[slot], slots_[slot], delay);  // AsUnits: send_message's payload instead
+    ends.send(slots_[slot], delay);
   }
 
   uint64_t tokens_;
   uint64_t crossings_;
   bool timed_;
   std::vector<Token> slots_;
-  // One per token in flight, its Token extension attached once: a Bare token travels the whole
-  // trip on it.
+  // One per token in flight, pointing at its Token: a Bare token travels the whole trip on it.
   std::vector<tlm::tlm_generic_payload> payloads_;
   uint64_t started_ = 0;
   uint64_t done_ = 0;

@@ -8,9 +8,9 @@ namespace rnic {
 CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const Config& config,
                                    const IcmLayout& icm)
     : sc_module(name),
-      cqe_tsock("cqe_tsock"),
-      doorbell_tsock("doorbell_tsock"),
-      ctrl_tsock("ctrl_tsock"),
+      cqe_tsock("cqe_tsock", this),
+      doorbell_tsock("doorbell_tsock", this),
+      ctrl_tsock("ctrl_tsock", this),
       dma_isock("dma_isock"),
       context_isock("context_isock"),
       stats(std::string(this->name())),
@@ -38,21 +38,13 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const Config& c
       queue_depth_(stats.add_occupancy("queue_depth", "entries",
                                        "completions handed over, their CQE write not started")) {
   build_stage_.set_contention(!config.fast);
-  cqe_tsock.register_b_transport(this, &CompletionEngine::cqe_b_transport);
-  doorbell_tsock.register_b_transport(this, &CompletionEngine::doorbell_b_transport);
-  ctrl_tsock.register_b_transport(this, &CompletionEngine::ctrl_b_transport);
   SC_HAS_PROCESS(CompletionEngine);
   SC_METHOD(write_due);
   sensitive << queued_event_;
   dont_initialize();
 }
 
-void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  const CompletionRecord* record = message_of<CompletionRecord>(gp);
-  if (!record) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    return;
-  }
+void CompletionEngine::complete(int, CompletionRecord& record, sc_core::sc_time& delay) {
   // FIFO order is posting order; a later entry never overtakes an earlier one.
   const sc_core::sc_time now = sim_time(*this);
   const sc_core::sc_time handed = now + delay;
@@ -60,32 +52,28 @@ void CompletionEngine::cqe_b_transport(int, tlm::tlm_generic_payload& gp, sc_cor
   if (!queue_.empty() && queue_.back().at > at) at = queue_.back().at;
   queue_delay_.add_ps((at - handed).value());
   queue_depth_.hold(now.value(), handed.value(), at.value());
-  queue_.push_back({handed, at, *record});
+  queue_.push_back({handed, at, record});
   queued_event_.notify(at - now);
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void CompletionEngine::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  if (const Doorbell* db = message_of<Doorbell>(gp)) {
-    if (db->number < icm_.cqc_entries) {
-      CqState& cq = cqs_[db->number];
-      cq.consumer = db->index;
-      if (db->arm) {
-        // Entries the driver has not seen when the arm arrives interrupt at once, so an
-        // entry written between its last poll and its arm never goes unsignalled.
-        if (cq.producer != cq.consumer) {
-          ++immediate_interrupts_;
-          sc_core::sc_time d = delay;
-          interrupt(db->number, d);
-        } else {
-          cq.armed = true;
-        }
-      }
-    }
-  } else if (const InterruptVector* vector = message_of<InterruptVector>(gp)) {
-    interrupt_address_ = vector->address;
+void CompletionEngine::ring(int, Doorbell& db, sc_core::sc_time& delay) {
+  if (db.number >= icm_.cqc_entries) return;
+  CqState& cq = cqs_[db.number];
+  cq.consumer = db.index;
+  if (!db.arm) return;
+  // Entries the driver has not seen when the arm arrives interrupt at once, so an entry
+  // written between its last poll and its arm never goes unsignalled.
+  if (cq.producer != cq.consumer) {
+    ++immediate_interrupts_;
+    sc_core::sc_time d = delay;
+    interrupt(db.number, d);
+  } else {
+    cq.armed = true;
   }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void CompletionEngine::set_interrupt_vector(int, InterruptVector& vector, sc_core::sc_time&) {
+  interrupt_address_ = vector.address;
 }
 
 void CompletionEngine::interrupt(uint32_t data, sc_core::sc_time& delay) {
@@ -99,12 +87,8 @@ void CompletionEngine::interrupt(uint32_t data, sc_core::sc_time& delay) {
     ++interrupt_errors_;
 }
 
-void CompletionEngine::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-  const ContextChange* change = message_of<ContextChange>(gp);
-  if (change && change->kind == ContextKind::Cqc) {
-    cqs_.erase(change->index);  // a (re)created CQ starts empty
-  }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+void CompletionEngine::context_changed(int, ContextChange& change, sc_core::sc_time&) {
+  if (change.kind == ContextKind::Cqc) cqs_.erase(change.index);  // a (re)created CQ starts empty
 }
 
 void CompletionEngine::write_due() {
@@ -137,8 +121,7 @@ void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core
     return;
   }
   CqcEntry context;
-  const CqcEntry* cqc = read_context(pool_, context_isock, ContextRole::Completion, record.cqn,
-                                 record.trace_id, &context, delay)
+  const CqcEntry* cqc = read_context(context_isock, record.cqn, record.trace_id, &context, delay)
                             ? &context
                             : nullptr;
   if (!cqc || !cqc->valid || cqc->depth == 0) {

@@ -20,6 +20,7 @@
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
+#include "model/rnic/msg/protocols.h"
 #include "tlm/payload_pool.h"
 #include "tlm/recycling_allocator.h"
 #include "tlm/sockets.h"
@@ -31,11 +32,13 @@ namespace rnic {
 
 class CompletionEngine : public sc_core::sc_module {
  public:
-  SharedTargetSocket<CompletionEngine> cqe_tsock;   // CompletionRecord messages
-  TargetSocket<CompletionEngine> doorbell_tsock;    // CQ consumer indices, interrupt address
-  TargetSocket<CompletionEngine> ctrl_tsock;        // context changes
-  InitiatorSocket<CompletionEngine> dma_isock;      // CQE writes
-  InitiatorSocket<CompletionEngine> context_isock;  // CQ contexts (QpContext)
+  // Completions of the Requester and the Responder.
+  ProtocolTargetSocket<CompletionProtocol, CompletionEngine> cqe_tsock;
+  // CQ consumer indices and arms, the interrupt address.
+  ProtocolTargetSocket<CompletionControlProtocol, CompletionEngine> doorbell_tsock;
+  ProtocolTargetSocket<ContextChangeProtocol, CompletionEngine> ctrl_tsock;  // context changes
+  InitiatorSocket<CompletionEngine> dma_isock;                    // CQE writes
+  ProtocolInitiatorSocket<ContextLookupProtocol> context_isock;   // CQ contexts (QpContext)
 
   struct Config {
     double clock_mhz = DeviceTiming{}.clock_mhz;                // device.clock_mhz
@@ -59,9 +62,14 @@ class CompletionEngine : public sc_core::sc_module {
     CompletionRecord record;
   };
 
-  void cqe_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol targets (msg/protocols.h).
+  void complete(int caller, CompletionRecord& record, sc_core::sc_time& delay);
+  void ring(int caller, Doorbell& db, sc_core::sc_time& delay);
+  void set_interrupt_vector(int caller, InterruptVector& vector, sc_core::sc_time& delay);
+  void context_changed(int caller, ContextChange& change, sc_core::sc_time& delay);
+  template <typename> friend struct CompletionProtocol::forward;
+  template <typename> friend struct CompletionControlProtocol::forward;
+  template <typename> friend struct ContextChangeProtocol::forward;
   void write_due();
   void write_entry(const CompletionRecord& record, const sc_core::sc_time& handed);
   // The interrupt message after a write to host memory, when the driver set an address.

@@ -7,7 +7,7 @@ namespace rnic {
 
 DmaReadEngine::DmaReadEngine(sc_core::sc_module_name name, const Config& config)
     : sc_module(name),
-      read_tsock("read_tsock"),
+      read_tsock("read_tsock", this),
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       config_(config),
@@ -27,13 +27,12 @@ DmaReadEngine::DmaReadEngine(sc_core::sc_module_name name, const Config& config)
                                    "read request: issue to its last byte moved into the device")),
       tags_in_use_(stats.add_occupancy("tags_in_use", "tags",
                                        "PCIe read tags held (at most pcie.max_read_tags)")) {
-  read_tsock.register_b_transport(this, &DmaReadEngine::b_transport);
 }
 
-void DmaReadEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  DmaRequest* req = message_of<DmaRequest>(gp);
-  if (!req || !req->segments) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+void DmaReadEngine::move(int, DmaRequest& request, sc_core::sc_time& delay) {
+  DmaRequest* req = &request;
+  if (!req->segments) {
+    req->ok = false;
     return;
   }
   ++requests_;
@@ -76,7 +75,6 @@ void DmaReadEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_t
   channels_.release(moved);
   latency_.add_ps((last_done - issue).value());
   delay = last_done - now;
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 }  // namespace rnic

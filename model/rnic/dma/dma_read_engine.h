@@ -14,6 +14,7 @@
 
 #include "model/config/config.h"
 #include "model/rnic/msg/messages.h"
+#include "model/rnic/msg/protocols.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -23,7 +24,7 @@ namespace rnic {
 
 class DmaReadEngine : public sc_core::sc_module {
  public:
-  SharedTargetSocket<DmaReadEngine> read_tsock;  // DmaRequest messages
+  ProtocolTargetSocket<DataMoveProtocol, DmaReadEngine> read_tsock;  // data moves of the engines
   InitiatorSocket<DmaReadEngine> dma_isock;      // to the PCIe endpoint
 
   struct Config {
@@ -36,7 +37,9 @@ class DmaReadEngine : public sc_core::sc_module {
   StatGroup stats;
 
  private:
-  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol target (msg/protocols.h).
+  void move(int caller, DmaRequest& req, sc_core::sc_time& delay);
+  template <typename> friend struct DataMoveProtocol::forward;
 
   Config config_;
   PayloadPool pool_;

@@ -5,18 +5,17 @@ namespace rnic {
 
 DmaWriteEngine::DmaWriteEngine(sc_core::sc_module_name name)
     : sc_module(name),
-      write_tsock("write_tsock"),
+      write_tsock("write_tsock", this),
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       requests_(stats.add("requests", "requests", "write requests from the engines")),
       bytes_(stats.add("bytes", "bytes", "bytes written")) {
-  write_tsock.register_b_transport(this, &DmaWriteEngine::b_transport);
 }
 
-void DmaWriteEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  DmaRequest* req = message_of<DmaRequest>(gp);
-  if (!req || !req->segments) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+void DmaWriteEngine::move(int, DmaRequest& request, sc_core::sc_time& delay) {
+  DmaRequest* req = &request;
+  if (!req->segments) {
+    req->ok = false;
     return;
   }
   ++requests_;
@@ -31,7 +30,6 @@ void DmaWriteEngine::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_
     offset += seg.length;
     bytes_ += seg.length;
   }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 }  // namespace rnic

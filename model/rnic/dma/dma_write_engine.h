@@ -7,6 +7,7 @@
 #include <tlm>
 
 #include "model/rnic/msg/messages.h"
+#include "model/rnic/msg/protocols.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -16,7 +17,7 @@ namespace rnic {
 
 class DmaWriteEngine : public sc_core::sc_module {
  public:
-  SharedTargetSocket<DmaWriteEngine> write_tsock;  // DmaRequest messages
+  ProtocolTargetSocket<DataMoveProtocol, DmaWriteEngine> write_tsock;  // data moves of the engines
   InitiatorSocket<DmaWriteEngine> dma_isock;  // to the PCIe endpoint
 
   explicit DmaWriteEngine(sc_core::sc_module_name name);
@@ -24,7 +25,9 @@ class DmaWriteEngine : public sc_core::sc_module {
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 
  private:
-  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol target (msg/protocols.h).
+  void move(int caller, DmaRequest& req, sc_core::sc_time& delay);
+  template <typename> friend struct DataMoveProtocol::forward;
 
   PayloadPool pool_;
   TraceTrack trace_;

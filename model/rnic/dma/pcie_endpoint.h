@@ -8,7 +8,6 @@
 #include <systemc>
 #include <tlm>
 
-#include "tlm/extensions.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 

@@ -21,26 +21,26 @@ class Requester::Io final : public SendEngine::Actions {
     record.cqe.rule = uint16_t(r.rule);
     record.trace_id = r.trace_id;
     sc_core::sc_time d = delay_;
-    send_message(unit_.pool_, unit_.cq_isock, record, d);
+    unit_.cq_isock->complete(record, d);
   }
   void ready(uint32_t qpn) override {
     // The fetcher takes the QP back into its turns at once; the WQE starts no earlier than it
     // was decoded.
     SendQueueReady ready{qpn};
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-    send_message(unit_.pool_, unit_.ready_isock, ready, d);
+    unit_.ready_isock->ready(ready, d);
   }
   void qp_error(uint32_t qpn, CqeStatus cause) override {
     QpErrorEvent event{qpn, cause};
     sc_core::sc_time d = delay_;
-    send_message(unit_.pool_, unit_.qp_event_isock, event, d);
+    unit_.qp_event_isock->qp_error(event, d);
   }
   void closed(uint32_t qpn) override {
     CompletionRecord record;
     record.close = true;
     record.cqe.qpn = qpn;
     sc_core::sc_time d = delay_;
-    send_message(unit_.pool_, unit_.cq_isock, record, d);
+    unit_.cq_isock->complete(record, d);
   }
 
  private:
@@ -62,10 +62,10 @@ SendEngine::Config Requester::engine_config(const Config& config) {
 
 Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_t node_id)
     : sc_module(name),
-      work_tsock("work_tsock"),
-      response_tsock("response_tsock"),
-      qp_event_tsock("qp_event_tsock"),
-      ctrl_tsock("ctrl_tsock"),
+      work_tsock("work_tsock", this),
+      response_tsock("response_tsock", this),
+      qp_event_tsock("qp_event_tsock", this),
+      ctrl_tsock("ctrl_tsock", this),
       check_isock("check_isock"),
       xlate_isock("xlate_isock"),
       write_isock("write_isock"),
@@ -108,10 +108,6 @@ Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_
               SendEngine::Stats{wqes_, completions_, errors_, flushed_, ord_stalls_,
                                 stray_responses_, read_latency_, write_latency_, send_latency_,
                                 reads_in_flight_}) {
-  work_tsock.register_b_transport(this, &Requester::work_b_transport);
-  response_tsock.register_b_transport(this, &Requester::response_b_transport);
-  qp_event_tsock.register_b_transport(this, &Requester::qp_event_b_transport);
-  ctrl_tsock.register_b_transport(this, &Requester::ctrl_b_transport);
   SC_HAS_PROCESS(Requester);
   SC_THREAD(retry_thread);
   if (config.fast) set_stack_size(4u << 20);  // retransmissions run nested, as in WqeFetcher
@@ -132,17 +128,12 @@ void Requester::retry_thread() {
     if (!packet) continue;  // flushed meanwhile
     ++rnr_retries_;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    send_message(pool_, tx_isock, *packet, delay);
+    tx_isock->packet(*packet, delay);
   }
 }
 
-void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  WorkRequest* work = message_of<WorkRequest>(gp);
-  if (!work) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    return;
-  }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+void Requester::work(int, WorkRequest& request, sc_core::sc_time& delay) {
+  WorkRequest* work = &request;
   Io out(*this, delay);
   const uint64_t now = now_ps();
   if (work->close) {
@@ -187,9 +178,8 @@ void Requester::work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
   engine_.retire(qp, now + delay.value(), out);
 }
 
-void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  const Packet* packet = message_of<Packet>(gp);
+void Requester::packet(int, Packet& response, sc_core::sc_time& delay) {
+  const Packet* packet = &response;
   Qp* qp = nullptr;
   SendRequest* request = engine_.awaiting(packet, &qp);
   if (!request) return;  // a stray: the request was flushed meanwhile
@@ -213,26 +203,22 @@ void Requester::response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_t
   engine_.retire(*qp, now + delay.value(), out);
 }
 
-void Requester::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  const QpErrorEvent* event = message_of<QpErrorEvent>(gp);
-  if (!event) return;
+void Requester::qp_error(int, QpErrorEvent& event_message, sc_core::sc_time& delay) {
+  const QpErrorEvent* event = &event_message;
   // The responder side of this QP failed: everything not finished yet is flushed.
   Io out(*this, delay);
   const uint64_t now = now_ps();
   engine_.responder_failed(event->qpn, now, now + delay.value(), out);
 }
 
-void Requester::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  const ContextChange* change = message_of<ContextChange>(gp);
-  if (change && change->kind == ContextKind::QpFlush) {
+void Requester::context_changed(int, ContextChange& change, sc_core::sc_time& delay) {
+  if (change.kind == ContextKind::QpFlush) {
     Io out(*this, delay);
     const uint64_t now = now_ps();
-    engine_.flush(change->index, now, now + delay.value(), out);
-  } else if (change && change->kind == ContextKind::Qpc) {
-    engine_.context_changed(change->index);
+    engine_.flush(change.index, now, now + delay.value(), out);
+  } else if (change.kind == ContextKind::Qpc) {
+    engine_.context_changed(change.index);
   }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 }  // namespace rnic

@@ -15,8 +15,7 @@
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/engines/send_engine.h"
 #include "model/rnic/msg/messages.h"
-#include "tlm/payload_pool.h"
-#include "tlm/sockets.h"
+#include "model/rnic/msg/protocols.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
 #include "tlm/trace.h"
@@ -25,18 +24,22 @@ namespace rnic {
 
 class Requester : public sc_core::sc_module {
  public:
-  TargetSocket<Requester> work_tsock;       // decoded WQEs from the WqeFetcher
-  TargetSocket<Requester> response_tsock;   // read responses / NAKs from the Port
-  TargetSocket<Requester> qp_event_tsock;   // QP errors found by the Responder
-  TargetSocket<Requester> ctrl_tsock;       // context changes
-  InitiatorSocket<Requester> check_isock;   // ProtectionChecker
-  InitiatorSocket<Requester> xlate_isock;   // Mtt
-  InitiatorSocket<Requester> write_isock;   // DmaWriteEngine
-  InitiatorSocket<Requester> read_isock;    // DmaReadEngine (write source data)
-  InitiatorSocket<Requester> tx_isock;      // Port
-  InitiatorSocket<Requester> cq_isock;      // CompletionEngine
-  InitiatorSocket<Requester> qp_event_isock;  // this QP's Responder side: a local error
-  InitiatorSocket<Requester> ready_isock;     // WqeFetcher: a QP that refused work can go on
+  ProtocolTargetSocket<WorkProtocol, Requester> work_tsock;  // decoded WQEs from the WqeFetcher
+  // Read responses, ACKs and NAKs from the Port.
+  ProtocolTargetSocket<PacketProtocol, Requester> response_tsock;
+  // QP errors found by the Responder.
+  ProtocolTargetSocket<QpEventProtocol, Requester> qp_event_tsock;
+  ProtocolTargetSocket<ContextChangeProtocol, Requester> ctrl_tsock;  // context changes
+  ProtocolInitiatorSocket<ProtectionProtocol> check_isock;  // ProtectionChecker
+  ProtocolInitiatorSocket<TranslationProtocol> xlate_isock; // Mtt
+  ProtocolInitiatorSocket<DataMoveProtocol> write_isock;    // DmaWriteEngine
+  ProtocolInitiatorSocket<DataMoveProtocol> read_isock;     // DmaReadEngine (write source data)
+  ProtocolInitiatorSocket<PacketProtocol> tx_isock;         // Port
+  ProtocolInitiatorSocket<CompletionProtocol> cq_isock;     // CompletionEngine
+  // This QP's Responder side: a local error.
+  ProtocolInitiatorSocket<QpEventProtocol> qp_event_isock;
+  // WqeFetcher: a QP that refused work can go on.
+  ProtocolInitiatorSocket<ReadyProtocol> ready_isock;
 
   struct Config {
     QpConfig qp;  // qp.*: ORD, SGEs, transfer size, RNR retries
@@ -60,10 +63,15 @@ class Requester : public sc_core::sc_module {
   using Qp = SendEngine::Qp;
   class Io;  // the engine's commands as socket calls
 
-  void work_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void response_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol targets (msg/protocols.h).
+  void work(int caller, WorkRequest& work, sc_core::sc_time& delay);
+  void packet(int caller, Packet& response, sc_core::sc_time& delay);
+  void qp_error(int caller, QpErrorEvent& event, sc_core::sc_time& delay);
+  void context_changed(int caller, ContextChange& change, sc_core::sc_time& delay);
+  template <typename> friend struct WorkProtocol::forward;
+  template <typename> friend struct PacketProtocol::forward;
+  template <typename> friend struct QpEventProtocol::forward;
+  template <typename> friend struct ContextChangeProtocol::forward;
   void retry_thread();
 
   // The verbs' crossings (requester_verbs.cpp). Each ends its request through the engine
@@ -102,7 +110,6 @@ class Requester : public sc_core::sc_module {
 
   Config config_;
   uint32_t node_id_;
-  PayloadPool pool_;
   Packet tx_packet_;
   sc_core::sc_event retry_event_;
   TranslateRequest translate_;

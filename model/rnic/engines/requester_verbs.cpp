@@ -34,7 +34,7 @@ Decision Requester::check_sgl(const WorkRequest& work, uint16_t access, CheckLis
     req.checks = checks;
     req.verb = data_verb(work.wqe.opcode);
     req.trace_id = request.trace_id;
-    send_message(pool_, check_isock, req, delay);
+    check_isock->check(req, delay);
     set_region(*checked, req.region);
     *generation = req.generation;
     return Decision{req.status, req.rule};
@@ -62,7 +62,7 @@ void Requester::execute_read(Qp& qp, uint64_t sequence, const WorkRequest& work,
   tx_packet_.trace_id = request->trace_id;
   tx_packet_.payload.clear();
   ++reads_;
-  send_message(pool_, tx_isock, tx_packet_, delay);
+  tx_isock->packet(tx_packet_, delay);
 }
 
 void Requester::start_request(PacketKind kind, const WorkRequest& work, uint64_t sequence,
@@ -112,7 +112,7 @@ void Requester::execute_outbound(Qp& qp, uint64_t sequence, const WorkRequest& w
     read.trace_id = request->trace_id;
     if (translated) {
       const TraceScope slice(dma_read_trace_, "DMA read", request->trace_id, delay);
-      send_message(pool_, read_isock, read, delay);
+      read_isock->move(read, delay);
     }
     if (!translated || !read.ok) {  // a model error: no rule
       engine_.finish(qp, *request, Decision::fail(CqeStatus::LocalProtection, RuleId::None),
@@ -132,7 +132,7 @@ void Requester::execute_outbound(Qp& qp, uint64_t sequence, const WorkRequest& w
   } else {
     ++writes_;
   }
-  send_message(pool_, tx_isock, tx_packet_, delay);
+  tx_isock->packet(tx_packet_, delay);
 }
 
 bool Requester::translate(const CheckedSge& sge, uint64_t trace_id, sc_core::sc_time& delay) {
@@ -140,7 +140,7 @@ bool Requester::translate(const CheckedSge& sge, uint64_t trace_id, sc_core::sc_
   translate_.va = sge.va;
   translate_.length = sge.length;
   translate_.trace_id = trace_id;
-  send_message(pool_, xlate_isock, translate_, delay);
+  xlate_isock->translate(translate_, delay);
   return translate_.ok;
 }
 
@@ -170,7 +170,7 @@ Decision Requester::sinks_still_allowed(uint32_t qpn, SendRequest& request,
   recheck.op = ProtectionOp::Recheck;
   recheck.generation = request.mpt_generation;
   recheck.trace_id = request.trace_id;
-  send_message(pool_, check_isock, recheck, delay);
+  check_isock->check(recheck, delay);
   if (!recheck.mpt_changed) return Decision::ok();
   for (uint32_t i = 0; i < request.sges; ++i) {
     CheckedSge& sink = request.sge[i];
@@ -185,7 +185,7 @@ Decision Requester::sinks_still_allowed(uint32_t qpn, SendRequest& request,
     check.checks = request.sge_checks;
     check.verb = RequestVerb::Read;
     check.trace_id = request.trace_id;
-    send_message(pool_, check_isock, check, delay);
+    check_isock->check(check, delay);
     if (check.status != CqeStatus::Success) return {check.status, check.rule};
     set_region(sink, check.region);
   }
@@ -207,7 +207,7 @@ Decision Requester::land_response(uint32_t qpn, SendRequest& request, const Pack
     write.trace_id = request.trace_id;
     write.segments = &translate_.segments;
     write.data = const_cast<uint8_t*>(packet.payload.data()) + offset;
-    send_message(pool_, write_isock, write, delay);
+    write_isock->move(write, delay);
     if (!write.ok) return Decision::fail(CqeStatus::LocalProtection, RuleId::None);
     offset += sink.length;
   }
@@ -225,7 +225,7 @@ Decision Requester::invalidate_first_sink(uint32_t qpn, const SendRequest& reque
   invalidate.qpn = qpn;
   invalidate.verb = RequestVerb::ReadLocalInvalidate;
   invalidate.trace_id = request.trace_id;
-  send_message(pool_, check_isock, invalidate, delay);
+  check_isock->check(invalidate, delay);
   if (invalidate.status != CqeStatus::Success) return {invalidate.status, invalidate.rule};
   return Decision::ok();
 }
@@ -244,7 +244,7 @@ Decision Requester::execute_bind(const WorkRequest& work, sc_core::sc_time& dela
   bind.rights = access_from_op_flags(wqe.access) & (kAccessRemoteRead | kAccessRemoteWrite);
   bind.zero_based = wqe.zero_based ? 1 : 0;
   bind.verb = RequestVerb::Bind;
-  send_message(pool_, check_isock, bind, delay);
+  check_isock->check(bind, delay);
   if (bind.status == CqeStatus::Success) ++binds_;
   return {bind.status, bind.rule};
 }
@@ -263,7 +263,7 @@ Decision Requester::execute_fast_register(const WorkRequest& work, sc_core::sc_t
   req.page_count = wqe.page_count;
   req.fbo = wqe.fbo;
   req.verb = RequestVerb::FastRegister;
-  send_message(pool_, check_isock, req, delay);
+  check_isock->check(req, delay);
   if (req.status != CqeStatus::Success) return {req.status, req.rule};
   // The device reads the page array by DMA and writes the translation entries; an unaligned
   // page address, the last check, fails it there (R5.fr.page_align).
@@ -283,10 +283,10 @@ Decision Requester::execute_fast_register(const WorkRequest& work, sc_core::sc_t
   authority.number = wqe.page_count;
   authority.trace_id = work.trace_id;
   load.authority = &authority;
-  send_message(pool_, xlate_isock, load, delay);
+  xlate_isock->load_page_list(load, delay);
   if (!load.ok) return Decision::fail(CqeStatus::LocalProtection, load.rule);
   req.op = ProtectionOp::FastRegisterCommit;
-  send_message(pool_, check_isock, req, delay);
+  check_isock->check(req, delay);
   if (req.status != CqeStatus::Success) return {req.status, req.rule};
   ++fast_registers_;
   return Decision::ok(RuleId::R5_fr_success);
@@ -302,7 +302,7 @@ Decision Requester::execute_invalidate(const WorkRequest& work, sc_core::sc_time
   req.verb = RequestVerb::Invalidate;
   req.pd = work.context.pd;
   req.qpn = work.qpn;
-  send_message(pool_, check_isock, req, delay);
+  check_isock->check(req, delay);
   if (req.status == CqeStatus::Success) ++invalidates_;
   return {req.status, req.rule};
 }

@@ -8,10 +8,10 @@ namespace rnic {
 Responder::Responder(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
                      uint32_t node_id)
     : sc_module(name),
-      request_tsock("request_tsock"),
-      ctrl_tsock("ctrl_tsock"),
-      doorbell_tsock("doorbell_tsock"),
-      qp_event_tsock("qp_event_tsock"),
+      request_tsock("request_tsock", this),
+      ctrl_tsock("ctrl_tsock", this),
+      doorbell_tsock("doorbell_tsock", this),
+      qp_event_tsock("qp_event_tsock", this),
       check_isock("check_isock"),
       xlate_isock("xlate_isock"),
       read_isock("read_isock"),
@@ -43,15 +43,11 @@ Responder::Responder(sc_core::sc_module_name name, const Config& config, const I
       ird_in_use_(stats.add_occupancy("ird_in_use", "slots",
                                       "IRD slots held by reads in service, all QPs")) {
   parse_stage_.set_contention(!config.fast);
-  request_tsock.register_b_transport(this, &Responder::request_b_transport);
-  ctrl_tsock.register_b_transport(this, &Responder::ctrl_b_transport);
-  doorbell_tsock.register_b_transport(this, &Responder::doorbell_b_transport);
-  qp_event_tsock.register_b_transport(this, &Responder::qp_event_b_transport);
 }
 
 const QpcEntry* Responder::qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,
                              uint64_t trace_id) {
-  return read_context(pool_, context_isock, ContextRole::Responder, qpn, trace_id, storage, delay)
+  return read_context(context_isock, qpn, trace_id, storage, delay)
              ? storage
              : nullptr;
 }
@@ -61,7 +57,7 @@ void Responder::enter_error(uint32_t qpn, QpState& qp, CqeStatus cause, sc_core:
   flush_receives(qpn, qp, delay);
   QpErrorEvent event{qpn, cause};
   sc_core::sc_time d = delay;
-  send_message(pool_, qp_event_isock, event, d);
+  qp_event_isock->qp_error(event, d);
 }
 
 Decision Responder::check_and_translate(const Packet& request, const QpcEntry& qpc,
@@ -79,8 +75,7 @@ Decision Responder::check_and_translate(const Packet& request, const QpcEntry& q
   check.access = access;
   check.verb = access & kAccessRemoteWrite ? RequestVerb::Write : RequestVerb::Read;
   check.trace_id = request.trace_id;
-  check.side = EngineSide::Responder;
-  send_message(pool_, check_isock, check, delay);
+  check_isock->check(check, delay);
   if (check.status != CqeStatus::Success) {
     ++access_errors_;
     return Decision::fail(CqeStatus::RemoteAccess, check.rule);
@@ -99,8 +94,7 @@ Decision Responder::check_and_translate(const Packet& request, const QpcEntry& q
   translate_.va = check.target_va;
   translate_.length = request.length;
   translate_.trace_id = request.trace_id;
-  translate_.side = EngineSide::Responder;
-  send_message(pool_, xlate_isock, translate_, delay);
+  xlate_isock->translate(translate_, delay);
   return translate_.ok ? Decision::ok() : Decision::fail(CqeStatus::RemoteAccess, RuleId::None);
 }
 
@@ -119,7 +113,7 @@ Decision Responder::serve_write(const Packet& request, const QpcEntry& qpc,
   write.segments = &translate_.segments;
   write.data = const_cast<uint8_t*>(request.payload.data());
   write.trace_id = request.trace_id;
-  send_message(pool_, write_isock, write, delay);
+  write_isock->move(write, delay);
   if (!write.ok) return Decision::fail(CqeStatus::RemoteOperation, RuleId::None);
   write_bytes_ += request.length;
   return Decision::ok(RuleId::R5_write_success);
@@ -147,7 +141,7 @@ Decision Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSta
   read.trace_id = request.trace_id;
   {
     const TraceScope slice(dma_read_trace_, "DMA read", request.trace_id, delay);
-    send_message(pool_, read_isock, read, delay);
+    read_isock->move(read, delay);
   }
   qp.in_service.release(now + delay);
   ird_in_use_.hold(now.value(), start.value(), (now + delay).value());
@@ -156,10 +150,9 @@ Decision Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSta
   return Decision::ok();
 }
 
-void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  const Packet* request = message_of<Packet>(gp);
-  if (!request || !is_request(request->kind)) return;
+void Responder::packet(int, Packet& request_packet, sc_core::sc_time& delay) {
+  const Packet* request = &request_packet;
+  if (!is_request(request->kind)) return;
   const bool write = request->kind == PacketKind::WriteRequest;
   const bool send = request->kind == PacketKind::SendRequest;
   // The responder never waits: `now` holds for the whole request.
@@ -227,24 +220,24 @@ void Responder::request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
                          : "serve read",
                  started, now + delay, request->trace_id);
   }
-  send_message(pool_, tx_isock, response_, delay);
+  tx_isock->packet(response_, delay);
   // `delay` now ends when the port has sent the response's last byte.
   if (served && !write && !send) read_service_.add_ps((now + delay - started).value());
 }
 
-void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  const ContextChange* change = message_of<ContextChange>(gp);
-  if (change && change->kind == ContextKind::Qpc) {
+void Responder::context_changed(int, ContextChange& change_message, sc_core::sc_time& delay) {
+  const ContextChange* change = &change_message;
+  if (change->kind == ContextKind::Qpc) {
     auto it = qps_.find(change->index);
     // (Re)created or connected: a fresh QP. A QP being created has an empty receive queue;
     // receives posted before Connect stay.
     if (it != qps_.end()) it->second.receives.leave_error();
-  } else if (change && change->kind == ContextKind::QpFlush) {
+  } else if (change->kind == ContextKind::QpFlush) {
     QpState& qp = qps_[change->index];
     qp.receives.enter_error();
     sc_core::sc_time d = delay;
     flush_receives(change->index, qp, d);
-  } else if (change && change->kind == ContextKind::QpClose) {
+  } else if (change->kind == ContextKind::QpClose) {
     // Receives left (none after a flush) complete now, ahead of the requester's close marker;
     // a QP created later with this number starts with an empty receive queue.
     QpState& qp = qps_[change->index];
@@ -253,7 +246,6 @@ void Responder::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&
     flush_receives(change->index, qp, d);
     qp.receives.clear();
   }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 }  // namespace rnic

@@ -17,6 +17,7 @@
 #include "model/rnic/engines/receive_queue.h"
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
+#include "model/rnic/msg/protocols.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -27,19 +28,20 @@ namespace rnic {
 
 class Responder : public sc_core::sc_module {
  public:
-  TargetSocket<Responder> request_tsock;      // requests from the Port
-  TargetSocket<Responder> ctrl_tsock;         // context changes
-  TargetSocket<Responder> doorbell_tsock;     // receive-queue doorbells
-  TargetSocket<Responder> qp_event_tsock;     // QP errors found by this QP's Requester side
-  InitiatorSocket<Responder> check_isock;     // ProtectionChecker
-  InitiatorSocket<Responder> xlate_isock;     // Mtt
-  InitiatorSocket<Responder> read_isock;      // DmaReadEngine
-  InitiatorSocket<Responder> write_isock;     // DmaWriteEngine
-  InitiatorSocket<Responder> tx_isock;        // Port
-  InitiatorSocket<Responder> qp_event_isock;  // this QP's Requester side
-  InitiatorSocket<Responder> cq_isock;        // CompletionEngine (receive completions)
-  InitiatorSocket<Responder> dma_isock;       // QP context and receive-queue reads
-  InitiatorSocket<Responder> context_isock;  // QP contexts (QpContext)
+  ProtocolTargetSocket<PacketProtocol, Responder> request_tsock;  // requests from the Port
+  ProtocolTargetSocket<ContextChangeProtocol, Responder> ctrl_tsock;  // context changes
+  ProtocolTargetSocket<DoorbellProtocol, Responder> doorbell_tsock;   // receive-queue doorbells
+  // QP errors found by this QP's Requester side.
+  ProtocolTargetSocket<QpEventProtocol, Responder> qp_event_tsock;
+  ProtocolInitiatorSocket<ProtectionProtocol> check_isock;   // ProtectionChecker
+  ProtocolInitiatorSocket<TranslationProtocol> xlate_isock;  // Mtt
+  ProtocolInitiatorSocket<DataMoveProtocol> read_isock;      // DmaReadEngine
+  ProtocolInitiatorSocket<DataMoveProtocol> write_isock;     // DmaWriteEngine
+  ProtocolInitiatorSocket<PacketProtocol> tx_isock;          // Port
+  ProtocolInitiatorSocket<QpEventProtocol> qp_event_isock;   // this QP's Requester side
+  ProtocolInitiatorSocket<CompletionProtocol> cq_isock;  // CompletionEngine (receive completions)
+  InitiatorSocket<Responder> dma_isock;                  // receive-queue reads
+  ProtocolInitiatorSocket<ContextLookupProtocol> context_isock;  // QP contexts (QpContext)
 
   struct Config {
     QpConfig qp;                                  // qp.*: IRD, SGEs, transfer size
@@ -65,10 +67,15 @@ class Responder : public sc_core::sc_module {
     SlotPool in_service{1};
   };
 
-  void request_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol targets (msg/protocols.h).
+  void packet(int caller, Packet& request, sc_core::sc_time& delay);
+  void context_changed(int caller, ContextChange& change, sc_core::sc_time& delay);
+  void ring(int caller, Doorbell& db, sc_core::sc_time& delay);
+  void qp_error(int caller, QpErrorEvent& event, sc_core::sc_time& delay);
+  template <typename> friend struct PacketProtocol::forward;
+  template <typename> friend struct ContextChangeProtocol::forward;
+  template <typename> friend struct DoorbellProtocol::forward;
+  template <typename> friend struct QpEventProtocol::forward;
   // The QP context from the QP-context unit, copied into `storage`; null if unreadable.
   // The QP's context from the QP-context unit; `trace_id` names the request a load is for.
   const QpcEntry* qpc(uint32_t qpn, QpcEntry* storage, sc_core::sc_time& delay,

@@ -6,20 +6,18 @@
 
 namespace rnic {
 
-void Responder::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  const Doorbell* db = message_of<Doorbell>(gp);
-  if (!db || db->number >= icm_.qpc_entries) return;
+void Responder::ring(int, Doorbell& doorbell, sc_core::sc_time& delay) {
+  const Doorbell* db = &doorbell;
+  if (db->number >= icm_.qpc_entries) return;
   QpState& qp = qps_[db->number];
   qp.receives.post(db->index);
   // Receives posted to a QP in the error state complete at once with a flush status.
   if (qp.receives.in_error()) flush_receives(db->number, qp, delay);
 }
 
-void Responder::qp_event_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  const QpErrorEvent* event = message_of<QpErrorEvent>(gp);
-  if (!event || event->qpn >= icm_.qpc_entries) return;
+void Responder::qp_error(int, QpErrorEvent& event_message, sc_core::sc_time& delay) {
+  const QpErrorEvent* event = &event_message;
+  if (event->qpn >= icm_.qpc_entries) return;
   QpState& qp = qps_[event->qpn];
   if (!qp.receives.enter_error()) return;
   flush_receives(event->qpn, qp, delay);
@@ -43,7 +41,7 @@ void Responder::complete(const QpcEntry& context, const Cqe& cqe, sc_core::sc_ti
   record.cqn = context.cqn;
   record.cqe = cqe;
   sc_core::sc_time d = delay;
-  send_message(pool_, cq_isock, record, d);
+  cq_isock->complete(record, d);
 }
 
 void Responder::flush_receives(uint32_t qpn, QpState& qp, sc_core::sc_time& delay) {
@@ -89,7 +87,6 @@ Decision Responder::land_send(const Packet& request, const QpcEntry& context, co
     if (sge.length == 0) continue;
     ProtectionRequest& check = checks[used++];
     check.op = ProtectionOp::LocalAccess;
-    check.side = EngineSide::Responder;
     check.token = sge.token;
     check.pd = context.pd;
     check.qpn = request.dst_qpn;
@@ -99,7 +96,7 @@ Decision Responder::land_send(const Packet& request, const QpcEntry& context, co
     check.checks = CheckList::ReceiveSge;
     check.verb = RequestVerb::Receive;
     check.trace_id = request.trace_id;
-    send_message(pool_, check_isock, check, delay);
+    check_isock->check(check, delay);
     if (check.status != CqeStatus::Success)
       return fail(CqeStatus::LocalProtection, CqeStatus::RemoteOperation, check.rule);
     left -= std::min<uint64_t>(left, sge.length);
@@ -110,9 +107,8 @@ Decision Responder::land_send(const Packet& request, const QpcEntry& context, co
     translate_.region = checks[i].region;
     translate_.va = checks[i].target_va;
     translate_.length = n;
-    translate_.side = EngineSide::Responder;
     translate_.trace_id = request.trace_id;
-    send_message(pool_, xlate_isock, translate_, delay);
+    xlate_isock->translate(translate_, delay);
     DmaAuthority authority;  // the receive SGE's token, checked for its whole length
     authority.kind = DmaAuthority::Kind::Data;
     authority.checks = CheckList::ReceiveSge;
@@ -129,7 +125,7 @@ Decision Responder::land_send(const Packet& request, const QpcEntry& context, co
     write.trace_id = request.trace_id;
     write.segments = &translate_.segments;
     write.data = const_cast<uint8_t*>(request.payload.data()) + offset;
-    if (translate_.ok) send_message(pool_, write_isock, write, delay);
+    if (translate_.ok) write_isock->move(write, delay);
     if (!translate_.ok || !write.ok)  // a model error: no rule
       return fail(CqeStatus::LocalProtection, CqeStatus::RemoteOperation, RuleId::None);
     offset += n;
@@ -137,13 +133,12 @@ Decision Responder::land_send(const Packet& request, const QpcEntry& context, co
   if (request.invalidate) {
     ProtectionRequest invalidate;
     invalidate.op = ProtectionOp::Invalidate;
-    invalidate.side = EngineSide::Responder;
     invalidate.verb = RequestVerb::SendInvalidate;
     invalidate.token = request.remote_token;
     invalidate.pd = context.pd;
     invalidate.qpn = request.dst_qpn;
     invalidate.trace_id = request.trace_id;
-    send_message(pool_, check_isock, invalidate, delay);
+    check_isock->check(invalidate, delay);
     if (invalidate.status != CqeStatus::Success) {
       // An invalid token in a SendAndInvalidate fails the receiver's QP (R5.send_inv.invalid):
       // the rule is the Invalidate check that refused it.

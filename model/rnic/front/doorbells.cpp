@@ -55,30 +55,29 @@ void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
   if (window == bar::kSqDoorbell) {
     ++sq_doorbells_;
     Doorbell db{Doorbell::Kind::SendQueue, number, uint32_t(value)};
-    send_message(pool_, fetcher_isock, db, delay);
+    fetcher_isock->ring(db, delay);
   } else if (window == bar::kRqDoorbell) {
     ++rq_doorbells_;
     Doorbell db{Doorbell::Kind::ReceiveQueue, number, uint32_t(value)};
-    send_message(pool_, responder_isock, db, delay);
+    responder_isock->ring(db, delay);
   } else if (window == bar::kCqDoorbell) {
     ++cq_doorbells_;
     Doorbell db{Doorbell::Kind::CqConsumer, number, uint32_t(value)};
     db.arm = (value & bar::kCqArm) != 0;
     if (db.arm) ++cq_arms_;
-    send_message(pool_, completion_isock, db, delay);
+    completion_isock->ring(db, delay);
   } else if (offset == bar::kContextChange) {
     ++context_changes_;
     ContextChange change{ContextKind(value >> 56), uint32_t(value),
                          uint32_t(value >> 32) & 0xffffff};
     for (int i = 0; i < int(ctrl_isock.size()); ++i) {
       sc_core::sc_time d = delay;
-      auto* target = ctrl_isock[i];
-      send_message(pool_, target, change, d);
+      ctrl_isock[i]->context_changed(change, d);
     }
   } else if (offset == bar::kInterruptAddress) {
     ++interrupt_setups_;
     InterruptVector vector{value};
-    send_message(pool_, completion_isock, vector, delay);
+    completion_isock->set_interrupt_vector(vector, delay);
   } else {
     ++unmapped_writes_;
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -101,7 +100,7 @@ void Doorbells::blueflame(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
               uint32_t(get_le<uint64_t>(gp.get_data_ptr()))};
   db.with_wqe = true;
   std::copy(gp.get_data_ptr() + 8, gp.get_data_ptr() + 8 + kWqeBytes, db.wqe.begin());
-  send_message(pool_, fetcher_isock, db, delay);
+  fetcher_isock->ring(db, delay);
 }
 
 }  // namespace rnic

@@ -8,8 +8,7 @@
 #include <tlm>
 
 #include "model/config/config.h"
-#include "model/rnic/msg/messages.h"
-#include "tlm/payload_pool.h"
+#include "model/rnic/msg/protocols.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
@@ -19,10 +18,11 @@ namespace rnic {
 class Doorbells : public sc_core::sc_module {
  public:
   TargetSocket<Doorbells> mmio_tsock;          // BAR 0 writes from the host
-  InitiatorSocket<Doorbells> fetcher_isock;    // send-queue doorbells
-  InitiatorSocket<Doorbells> completion_isock; // CQ consumer index updates
-  InitiatorSocket<Doorbells> responder_isock;  // receive-queue doorbells
-  BroadcastSocket<Doorbells> ctrl_isock;       // context changes, to every caching unit
+  ProtocolInitiatorSocket<DoorbellProtocol> fetcher_isock;             // send-queue doorbells
+  ProtocolInitiatorSocket<CompletionControlProtocol> completion_isock;  // CQ doorbells
+  ProtocolInitiatorSocket<DoorbellProtocol> responder_isock;           // receive-queue doorbells
+  // Context changes, to every caching unit.
+  ProtocolInitiatorSocket<ContextChangeProtocol, 0> ctrl_isock;
 
   struct Config {
     double clock_mhz = DeviceTiming{}.clock_mhz;               // device.clock_mhz
@@ -40,7 +40,6 @@ class Doorbells : public sc_core::sc_module {
 
   Clock clock_;
   PipelineStage decode_stage_;
-  PayloadPool pool_;
   Counter& sq_doorbells_;
   Counter& cq_doorbells_;
   Counter& cq_arms_;

@@ -41,8 +41,8 @@ TableCacheLabels labels(const std::string& p) {
 
 QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
     : sc_module(name),
-      lookup_tsock("lookup_tsock"),
-      ctrl_tsock("ctrl_tsock"),
+      lookup_tsock("lookup_tsock", this),
+      ctrl_tsock("ctrl_tsock", this),
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       icm_(icm),
@@ -54,8 +54,6 @@ QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const I
            labels("cqc")),
       qpc_table_{DmaTable::Qpc, icm.qpc_base, "QPC load", "QPC write-back"},
       cqc_table_{DmaTable::Cqc, icm.cqc_base, "CQC load", "CQC write-back"} {
-  lookup_tsock.register_b_transport(this, &QpContext::lookup_b_transport);
-  ctrl_tsock.register_b_transport(this, &QpContext::ctrl_b_transport);
 }
 
 template <typename Entry, uint32_t kBytes>
@@ -73,11 +71,11 @@ void QpContext::write_back(const Entry& victim, uint64_t index, const Table& tab
 }
 
 template <typename Entry, uint32_t kBytes>
-bool QpContext::read(TableCache<Entry>& cache, const Table& table, const ContextRead& req,
-                     Entry* out, sc_core::sc_time& delay) {
+bool QpContext::read(TableCache<Entry>& cache, const Table& table, ContextRole role,
+                     const ContextRead& req, Entry* out, sc_core::sc_time& delay) {
   const uint64_t now_ps = sim_time(*this).value();
   delay += lookup_latency_;
-  const auto found = cache.lookup(req.index, uint32_t(req.role), now_ps + delay.value());
+  const auto found = cache.lookup(req.index, uint32_t(role), now_ps + delay.value());
   if (found.outcome != TableCache<Entry>::Outcome::Miss) {
     *out = *found.entry;
     if (found.outcome == TableCache<Entry>::Outcome::Merged) delay = ps(found.ready_ps - now_ps);
@@ -103,26 +101,23 @@ bool QpContext::read(TableCache<Entry>& cache, const Table& table, const Context
   return true;
 }
 
-void QpContext::lookup_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  ContextRead* req = message_of<ContextRead>(gp);
-  if (!req) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+void QpContext::lookup(int caller, ContextRead& req, sc_core::sc_time& delay) {
+  req.ok = false;
+  if (uint32_t(caller) >= kContextRoles) {
+    SC_REPORT_ERROR("rnicsim/qp_context", "a lookup caller beyond the three roles: a wiring bug");
     return;
   }
-  req->ok = false;
-  if (req->kind == ContextKind::Qpc && req->qpc && req->index < icm_.qpc_entries) {
-    req->ok = read<QpcEntry, kQpcEntryBytes>(qpc_, qpc_table_, *req, req->qpc, delay);
-  } else if (req->kind == ContextKind::Cqc && req->cqc && req->index < icm_.cqc_entries) {
-    req->ok = read<CqcEntry, kCqcEntryBytes>(cqc_, cqc_table_, *req, req->cqc, delay);
+  const ContextRole role = ContextRole(caller);
+  if (req.kind == ContextKind::Qpc && req.qpc && req.index < icm_.qpc_entries) {
+    req.ok = read<QpcEntry, kQpcEntryBytes>(qpc_, qpc_table_, role, req, req.qpc, delay);
+  } else if (req.kind == ContextKind::Cqc && req.cqc && req.index < icm_.cqc_entries) {
+    req.ok = read<CqcEntry, kCqcEntryBytes>(cqc_, cqc_table_, role, req, req.cqc, delay);
   }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void QpContext::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-  const ContextChange* change = message_of<ContextChange>(gp);
-  if (change && change->kind == ContextKind::Qpc) qpc_.invalidate(change->index);
-  if (change && change->kind == ContextKind::Cqc) cqc_.invalidate(change->index);
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+void QpContext::context_changed(int, ContextChange& change, sc_core::sc_time&) {
+  if (change.kind == ContextKind::Qpc) qpc_.invalidate(change.index);
+  if (change.kind == ContextKind::Cqc) cqc_.invalidate(change.index);
 }
 
 }  // namespace rnic

@@ -21,6 +21,7 @@
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/dma.h"
 #include "model/rnic/msg/messages.h"
+#include "model/rnic/msg/protocols.h"
 #include "model/rnic/util/table_cache.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
@@ -32,8 +33,10 @@ namespace rnic {
 
 class QpContext : public sc_core::sc_module {
  public:
-  SharedTargetSocket<QpContext> lookup_tsock;  // ContextRead from the four engines
-  TargetSocket<QpContext> ctrl_tsock;          // context changes
+  // Context lookups from the fetcher, the responder and the completion engine, bound in that
+  // order (ContextRole): the caller's index is its role, which the statistics count by.
+  ProtocolTargetSocket<ContextLookupProtocol, QpContext> lookup_tsock;
+  ProtocolTargetSocket<ContextChangeProtocol, QpContext> ctrl_tsock;  // context changes
   InitiatorSocket<QpContext> dma_isock;        // QPC and CQC tables in host memory
 
   struct Config {
@@ -53,13 +56,16 @@ class QpContext : public sc_core::sc_module {
     const char* load_slice = nullptr;
     const char* write_back_slice = nullptr;
   };
-  void lookup_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol targets (msg/protocols.h).
+  void lookup(int caller, ContextRead& req, sc_core::sc_time& delay);
+  void context_changed(int caller, ContextChange& change, sc_core::sc_time& delay);
+  template <typename> friend struct ContextLookupProtocol::forward;
+  template <typename> friend struct ContextChangeProtocol::forward;
   // The entry `req.index` of `table`, as seen at now + `delay`; `delay` grows to when it is
   // on chip. False if the table read failed.
   template <typename Entry, uint32_t kBytes>
-  bool read(TableCache<Entry>& cache, const Table& table, const ContextRead& req, Entry* out,
-            sc_core::sc_time& delay);
+  bool read(TableCache<Entry>& cache, const Table& table, ContextRole role, const ContextRead& req,
+            Entry* out, sc_core::sc_time& delay);
   // Posts the running state of `victim`, evicted at `at_ps`, back to its table entry `index`.
   template <typename Entry, uint32_t kBytes>
   void write_back(const Entry& victim, uint64_t index, const Table& table, uint64_t at_ps,

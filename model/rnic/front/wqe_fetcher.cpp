@@ -7,12 +7,12 @@ namespace rnic {
 
 WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
     : sc_module(name),
-      doorbell_tsock("doorbell_tsock"),
-      ctrl_tsock("ctrl_tsock"),
+      doorbell_tsock("doorbell_tsock", this),
+      ctrl_tsock("ctrl_tsock", this),
       dma_isock("dma_isock"),
       context_isock("context_isock"),
       work_isock("work_isock"),
-      ready_tsock("ready_tsock"),
+      ready_tsock("ready_tsock", this),
       stats(std::string(this->name())),
       config_(config.wqe),
       icm_(icm),
@@ -41,9 +41,6 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
           "batches_outstanding", "batches",
           "batch reads in flight or buffered, all QPs (per QP at most wqe.prefetch_depth)")) {
   decode_stage_.set_contention(!config.fast);
-  doorbell_tsock.register_b_transport(this, &WqeFetcher::doorbell_b_transport);
-  ctrl_tsock.register_b_transport(this, &WqeFetcher::ctrl_b_transport);
-  ready_tsock.register_b_transport(this, &WqeFetcher::ready_b_transport);
   buffer_.resize(size_t(std::max<uint32_t>(1, config.wqe.fetch_batch)) * kWqeBytes);
   SC_HAS_PROCESS(WqeFetcher);
   // A method: nothing it calls waits (the requester refuses what it cannot start), so the
@@ -52,45 +49,39 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
   SC_METHOD(fetch);
 }
 
-void WqeFetcher::doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  const Doorbell* db = message_of<Doorbell>(gp);
-  if (!db || db->number >= icm_.qpc_entries) {
+void WqeFetcher::ring(int, Doorbell& db, sc_core::sc_time& delay) {
+  if (db.number >= icm_.qpc_entries) {
     ++bad_doorbells_;
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
   // The doorbell takes effect when it reaches the device: `delay` from now.
-  doorbells_.push_back({sim_time(*this) + delay, db->number, db->index, db->with_wqe,
-                        db->wqe});
+  doorbells_.push_back({sim_time(*this) + delay, db.number, db.index, db.with_wqe, db.wqe});
   doorbell_event_.notify(delay);
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void WqeFetcher::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-  const ContextChange* change = message_of<ContextChange>(gp);
-  if (change && change->kind == ContextKind::Qpc) {
+void WqeFetcher::context_changed(int, ContextChange& change, sc_core::sc_time&) {
+  if (change.kind == ContextKind::Qpc) {
     // A re-created QP starts with an empty ring (the entry stays: the fetch thread may hold it).
-    if (Queue* q = scheduler_.find(change->index)) {
+    if (Queue* q = scheduler_.find(change.index)) {
       release_buffer(*q);
       scheduler_.recreate(*q);
     }
-  } else if (change && change->kind == ContextKind::QpClose && change->index < icm_.qpc_entries) {
+  } else if (change.kind == ContextKind::QpClose && change.index < icm_.qpc_entries) {
     // The close marker follows the QP's last WQE through the requester (which completes in
     // order), so its arrival at the completion engine means the QP has nothing left. The
     // QP's doorbells were written before this notice (posted writes stay in order): they
     // count now.
     for (auto db = doorbells_.begin(); db != doorbells_.end();) {
-      if (db->qpn != change->index) {
+      if (db->qpn != change.index) {
         ++db;
         continue;
       }
       apply_doorbell(*db);
       db = doorbells_.erase(db);
     }
-    scheduler_.close(change->index);
+    scheduler_.close(change.index);
     doorbell_event_.notify(sc_core::SC_ZERO_TIME);
   }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void WqeFetcher::send_close_marker(const Queue& q) {
@@ -99,7 +90,7 @@ void WqeFetcher::send_close_marker(const Queue& q) {
   work.wqe_index = q.handed();
   work.close = true;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  send_message(pool_, work_isock, work, delay);
+  work_isock->work(work, delay);
 }
 
 void WqeFetcher::close_drained() {
@@ -141,14 +132,8 @@ void WqeFetcher::release_buffer(const Queue& q) {
   }
 }
 
-void WqeFetcher::ready_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-  const SendQueueReady* ready = message_of<SendQueueReady>(gp);
-  if (!ready) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    return;
-  }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  if (!scheduler_.resume(ready->qpn, sim_time(*this).value())) return;
+void WqeFetcher::ready(int, SendQueueReady& ready, sc_core::sc_time&) {
+  if (!scheduler_.resume(ready.qpn, sim_time(*this).value())) return;
   // The fetcher takes its next turn in the next delta cycle (it may be the caller: a read
   // that ends inside a nested call of its own hand-over).
   doorbell_event_.notify(sc_core::SC_ZERO_TIME);
@@ -184,8 +169,7 @@ bool WqeFetcher::top_up(Queue& q) {
   QpcEntry context;
   // Traced, a context load shows on the timeline of the first WQE it fetches for.
   const uint64_t first_trace_id = trace_.on() ? make_trace_id(trace_node_, qpn, trace_number_) : 0;
-  const bool have_context = read_context(pool_, context_isock, ContextRole::Fetcher, qpn,
-                                         first_trace_id, &context, delay);
+  const bool have_context = read_context(context_isock, qpn, first_trace_id, &context, delay);
   if (!have_context || !context.valid || context.sq_depth == 0 || q.posted() > context.sq_depth) {
     // A doorbell for a QP that does not exist, or claiming more WQEs than the ring holds:
     // the device ignores it rather than reading memory it was never given.
@@ -269,7 +253,7 @@ void WqeFetcher::hand_batch(Queue& q) {
     const uint64_t handed_at = std::max(front.decoded_at_ps, now_ps);
     const uint64_t issued = front.issued_ps;
     last = front.last_of_batch;
-    send_message(pool_, work_isock, work, d);
+    work_isock->work(work, d);
     // A QP re-created meanwhile (a nested call) dropped its buffer, `front` with it.
     if (q.epoch() != epoch) return;
     if (work.refused) {

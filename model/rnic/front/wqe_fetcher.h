@@ -26,6 +26,7 @@
 #include "model/rnic/front/send_scheduler.h"
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
+#include "model/rnic/msg/protocols.h"
 #include "tlm/payload_pool.h"
 #include "tlm/recycling_allocator.h"
 #include "tlm/sockets.h"
@@ -37,12 +38,13 @@ namespace rnic {
 
 class WqeFetcher : public sc_core::sc_module {
  public:
-  TargetSocket<WqeFetcher> doorbell_tsock;    // send-queue doorbells
-  TargetSocket<WqeFetcher> ctrl_tsock;        // context changes
-  InitiatorSocket<WqeFetcher> dma_isock;      // WQE reads
-  InitiatorSocket<WqeFetcher> context_isock;  // QP contexts (QpContext)
-  InitiatorSocket<WqeFetcher> work_isock;     // decoded WQEs to the Requester
-  TargetSocket<WqeFetcher> ready_tsock;       // Requester: a QP that refused a WQE can go on
+  ProtocolTargetSocket<DoorbellProtocol, WqeFetcher> doorbell_tsock;      // send-queue doorbells
+  ProtocolTargetSocket<ContextChangeProtocol, WqeFetcher> ctrl_tsock;     // context changes
+  InitiatorSocket<WqeFetcher> dma_isock;                                  // WQE reads
+  ProtocolInitiatorSocket<ContextLookupProtocol> context_isock;           // QP contexts
+  ProtocolInitiatorSocket<WorkProtocol> work_isock;  // decoded WQEs to the Requester
+  // Requester: a QP that refused a WQE can go on.
+  ProtocolTargetSocket<ReadyProtocol, WqeFetcher> ready_tsock;
 
   struct Config {
     WqeConfig wqe;                                // wqe.*
@@ -69,9 +71,13 @@ class WqeFetcher : public sc_core::sc_module {
   // A doorbell takes effect: the producer index, and a BlueFlame WQE if it carries one.
   void apply_doorbell(const PendingDoorbell& db);
 
-  void doorbell_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void ready_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol targets (msg/protocols.h).
+  void ring(int caller, Doorbell& db, sc_core::sc_time& delay);
+  void context_changed(int caller, ContextChange& change, sc_core::sc_time& delay);
+  void ready(int caller, SendQueueReady& ready, sc_core::sc_time& delay);
+  template <typename> friend struct DoorbellProtocol::forward;
+  template <typename> friend struct ContextChangeProtocol::forward;
+  template <typename> friend struct ReadyProtocol::forward;
   // Takes turns until every QP waits (a WQE read, a doorbell, the requester), then sets its
   // next trigger.
   void fetch();

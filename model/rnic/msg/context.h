@@ -9,17 +9,16 @@
 
 #include "model/rnic/abi/bar.h"
 #include "model/rnic/abi/icm.h"
-#include "tlm/extensions.h"
-#include "tlm/payload_pool.h"
 
 namespace rnic {
 
-// WqeFetcher, Responder, CompletionEngine -> QpContext: one QP or CQ context entry.
+// WqeFetcher, Responder, CompletionEngine -> QpContext: one QP or CQ context entry. The unit
+// knows who asks from the socket the lookup came through: the callers bind its lookup socket
+// in ContextRole order (model/rnic/rnic.cpp).
 enum class ContextRole : uint8_t { Fetcher, Responder, Completion };
 constexpr uint32_t kContextRoles = 3;
 struct ContextRead {
   ContextKind kind = ContextKind::Qpc;  // Qpc or Cqc
-  ContextRole role = ContextRole::Fetcher;
   uint32_t index = 0;     // QP or CQ number
   uint64_t trace_id = 0;  // the request it serves (a load shows on its timeline)
   bool ok = false;        // out: the entry was read (the caller still checks `valid`)
@@ -32,12 +31,11 @@ struct ContextRead {
 // `index`; `delay` grows to when the entry is on chip. The entry is copied out: a pointer
 // into the cache would not survive the next lookup.
 template <typename Socket, typename Entry>
-bool read_context(PayloadPool& pool, Socket& socket, ContextRole role, uint32_t index,
-                  uint64_t trace_id, Entry* out, sc_core::sc_time& delay) {
+bool read_context(Socket& socket, uint32_t index, uint64_t trace_id, Entry* out,
+                  sc_core::sc_time& delay) {
   static_assert(std::is_same_v<Entry, QpcEntry> || std::is_same_v<Entry, CqcEntry>,
                 "a context is a QPC or a CQC entry");
   ContextRead req;
-  req.role = role;
   req.index = index;
   req.trace_id = trace_id;
   if constexpr (std::is_same_v<Entry, QpcEntry>) {
@@ -47,7 +45,7 @@ bool read_context(PayloadPool& pool, Socket& socket, ContextRole role, uint32_t 
     req.kind = ContextKind::Cqc;
     req.cqc = out;
   }
-  send_message(pool, socket, req, delay);
+  socket->lookup(req, delay);
   return req.ok;
 }
 

@@ -10,6 +10,13 @@ namespace rnic {
 
 enum class EngineSide : uint8_t { Requester, Responder };
 constexpr uint32_t kEngineSides = 2;
+// The side of a caller of a unit both engines share, from its index on the unit's socket: the
+// requester binds first, the responder second (model/rnic/rnic.cpp; the binding list in
+// docs/architecture.md is checked against the code).
+inline EngineSide side_of(int caller) {
+  return caller == 0 ? EngineSide::Requester : EngineSide::Responder;
+}
+
 inline const char* engine_side_name(EngineSide side) {
   return side == EngineSide::Requester ? "requester" : "responder";
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Messages carried between device units (inside MessageExtension<T> on a generic payload).
+// Messages carried between device units, each on its link's protocol (msg/protocols.h).
 #pragma once
 
 #include <array>
@@ -15,7 +15,6 @@
 #include "model/rnic/msg/dma.h"
 #include "model/rnic/msg/engine_side.h"
 #include "model/rnic/net/packet.h"
-#include "tlm/extensions.h"
 
 namespace rnic {
 
@@ -123,7 +122,9 @@ struct ProtectionRequest {
   uint64_t generation = 0;
   bool mpt_changed = false;  // Recheck: an MPT entry changed since `generation`
   uint64_t trace_id = 0;   // the work request asking (tracing only)
-  EngineSide side = EngineSide::Requester;  // who asks (statistics only)
+  // Who asked: set by the unit from the socket the request came through (the requester binds
+  // first, the responder second: model/rnic/rnic.cpp), not by the caller.
+  EngineSide side = EngineSide::Requester;
 };
 
 struct PhysSegment {
@@ -140,7 +141,8 @@ struct PageListLoad {
   uint8_t page_shift = 12;
   bool ok = false;
   RuleId rule = RuleId::None;  // a refusal's rule (R5.fr.page_align)
-  EngineSide side = EngineSide::Requester;  // who asks (coverage only)
+  // Who asked: set by the MTT from the socket the load came through (as for a translation).
+  EngineSide side = EngineSide::Requester;
   uint64_t trace_id = 0;  // the work request asking (tracing only)
   const DmaAuthority* authority = nullptr;  // the WQE's page list and MR, for the DMAs
 };
@@ -153,7 +155,9 @@ struct TranslateRequest {
   std::vector<PhysSegment> segments;
   bool ok = false;
   uint64_t trace_id = 0;  // the work request asking (tracing only)
-  EngineSide side = EngineSide::Requester;  // who asks (statistics only)
+  // Who asked: set by the unit from the socket the request came through (the requester binds
+  // first, the responder second: model/rnic/rnic.cpp), not by the caller.
+  EngineSide side = EngineSide::Requester;
 };
 
 // Responder -> DmaReadEngine, Requester -> DmaWriteEngine.

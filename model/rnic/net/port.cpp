@@ -7,9 +7,9 @@ namespace rnic {
 
 Port::Port(sc_core::sc_module_name name, const Config& config)
     : sc_module(name),
-      tx_tsock("tx_tsock"),
+      tx_tsock("tx_tsock", this),
       wire_isock("wire_isock"),
-      wire_tsock("wire_tsock"),
+      wire_tsock("wire_tsock", this),
       request_isock("request_isock"),
       response_isock("response_isock"),
       stats(std::string(this->name())),
@@ -23,16 +23,10 @@ Port::Port(sc_core::sc_module_name name, const Config& config)
       rx_bytes_(stats.add("rx_bytes", "bytes", "bytes received, headers included")) {
   wire_.set_contention(!config.fast);
   wire_.count_busy(&stats.add("tx_busy_ps", "ps", "time the port was sending").value);
-  tx_tsock.register_b_transport(this, &Port::tx_b_transport);
-  wire_tsock.register_b_transport(this, &Port::rx_b_transport);
 }
 
-void Port::tx_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  const Packet* packet = message_of<Packet>(gp);
-  if (!packet) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    return;
-  }
+void Port::packet(int, Packet& sent_packet, sc_core::sc_time& delay) {
+  const Packet* packet = &sent_packet;
   const uint64_t bytes = wire_bytes(*packet, config_);
   const uint64_t mtu = std::max<uint32_t>(config_.mtu_bytes, 256);
   tx_packets_ += packet->payload.empty() ? 1 : (packet->payload.size() + mtu - 1) / mtu;
@@ -50,22 +44,17 @@ void Port::tx_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     trace_.slice(kind < 8 ? kNames[kind] : kNames[0], sent - wire_.duration(bytes), sent,
                  packet->trace_id);
   }
-  wire_isock->b_transport(gp, delay);
+  wire_isock->frame(sent_packet, delay);
 }
 
-void Port::rx_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  const Packet* packet = message_of<Packet>(gp);
-  if (!packet) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    return;
-  }
+void Port::frame(int, Packet& packet, sc_core::sc_time& delay) {
   ++rx_packets_;
-  rx_bytes_ += wire_bytes(*packet, config_);
+  rx_bytes_ += wire_bytes(packet, config_);
   delay += pipeline_;
-  if (is_request(packet->kind)) {
-    request_isock->b_transport(gp, delay);
+  if (is_request(packet.kind)) {
+    request_isock->packet(packet, delay);
   } else {
-    response_isock->b_transport(gp, delay);
+    response_isock->packet(packet, delay);
   }
 }
 

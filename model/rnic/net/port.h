@@ -8,10 +8,8 @@
 #include <tlm>
 
 #include "model/config/config.h"
-#include "model/rnic/msg/messages.h"
+#include "model/rnic/msg/protocols.h"
 #include "model/rnic/net/packet.h"
-#include "tlm/payload_pool.h"
-#include "tlm/sockets.h"
 #include "tlm/stats.h"
 #include "tlm/timing.h"
 #include "tlm/trace.h"
@@ -20,11 +18,12 @@ namespace rnic {
 
 class Port : public sc_core::sc_module {
  public:
-  SharedTargetSocket<Port> tx_tsock;          // packets from the Requester and Responder
-  InitiatorSocket<Port> wire_isock;           // to the fabric
-  TargetSocket<Port> wire_tsock;              // from the fabric
-  InitiatorSocket<Port> request_isock;        // received requests -> Responder
-  InitiatorSocket<Port> response_isock;       // received responses -> Requester
+  // Packets to send, from the Requester and the Responder.
+  ProtocolTargetSocket<PacketProtocol, Port> tx_tsock;
+  ProtocolInitiatorSocket<WireProtocol> wire_isock;       // to the fabric
+  ProtocolTargetSocket<WireProtocol, Port> wire_tsock;    // from the fabric
+  ProtocolInitiatorSocket<PacketProtocol> request_isock;  // received requests -> Responder
+  ProtocolInitiatorSocket<PacketProtocol> response_isock; // received responses -> Requester
 
   struct Config {
     PortConfig port;                              // port.*
@@ -36,8 +35,11 @@ class Port : public sc_core::sc_module {
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
 
  private:
-  void tx_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void rx_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol targets (msg/protocols.h): a packet to send, a packet off the wire.
+  void packet(int caller, Packet& packet, sc_core::sc_time& delay);
+  void frame(int caller, Packet& packet, sc_core::sc_time& delay);
+  template <typename> friend struct PacketProtocol::forward;
+  template <typename> friend struct WireProtocol::forward;
 
   PortConfig config_;
   Clock clock_;

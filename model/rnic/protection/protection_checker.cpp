@@ -37,8 +37,8 @@ TableCacheLabels cache_labels() {
 ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config& config,
                                      const IcmLayout& icm)
     : sc_module(name),
-      check_tsock("check_tsock"),
-      ctrl_tsock("ctrl_tsock"),
+      check_tsock("check_tsock", this),
+      ctrl_tsock("ctrl_tsock", this),
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       icm_(icm),
@@ -71,8 +71,6 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
   for (RuleId rule : {RuleId::R5_bind_token_on_return, RuleId::R5_fr_success,
                       RuleId::R5_inv_success})
     add_decided(rule);
-  check_tsock.register_b_transport(this, &ProtectionChecker::check_b_transport);
-  ctrl_tsock.register_b_transport(this, &ProtectionChecker::ctrl_b_transport);
 }
 
 MptEntry* ProtectionChecker::fetch(uint32_t index, EngineSide side, sc_core::sc_time& delay) {
@@ -225,14 +223,9 @@ void ProtectionChecker::recheck(ProtectionRequest& req, sc_core::sc_time& delay)
   delay += one_cycle_;  // a register compare, beside the check pipeline
 }
 
-void ProtectionChecker::check_b_transport(int, tlm::tlm_generic_payload& gp,
-                                          sc_core::sc_time& delay) {
-  ProtectionRequest* req = message_of<ProtectionRequest>(gp);
-  if (!req) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    return;
-  }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+void ProtectionChecker::check(int caller, ProtectionRequest& request, sc_core::sc_time& delay) {
+  ProtectionRequest* req = &request;
+  req->side = side_of(caller);
   if (req->op == ProtectionOp::Recheck) {
     recheck(*req, delay);
     return;
@@ -288,13 +281,10 @@ void ProtectionChecker::report(const ProtectionRequest& req, const Decision& dec
   decisions_->decided(r);
 }
 
-void ProtectionChecker::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-  const ContextChange* change = message_of<ContextChange>(gp);
-  if (change && change->kind == ContextKind::Mpt) {
-    ++generation_;
-    for (uint32_t i = 0; i < change->count; ++i) cache_.invalidate(change->index + i);
-  }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+void ProtectionChecker::context_changed(int, ContextChange& change, sc_core::sc_time&) {
+  if (change.kind != ContextKind::Mpt) return;
+  ++generation_;
+  for (uint32_t i = 0; i < change.count; ++i) cache_.invalidate(change.index + i);
 }
 
 }  // namespace rnic

@@ -15,8 +15,9 @@
 #include "model/config/config.h"
 #include "model/instruments/decision_sink.h"
 #include "model/rnic/abi/icm.h"
-#include "model/rnic/msg/messages.h"
 #include "model/rnic/msg/engine_side.h"
+#include "model/rnic/msg/messages.h"
+#include "model/rnic/msg/protocols.h"
 #include "model/rnic/util/table_cache.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
@@ -28,8 +29,9 @@ namespace rnic {
 
 class ProtectionChecker : public sc_core::sc_module {
  public:
-  SharedTargetSocket<ProtectionChecker> check_tsock;  // from the Requester and Responder
-  TargetSocket<ProtectionChecker> ctrl_tsock;         // context changes
+  // From the Requester and the Responder.
+  ProtocolTargetSocket<ProtectionProtocol, ProtectionChecker> check_tsock;
+  ProtocolTargetSocket<ContextChangeProtocol, ProtectionChecker> ctrl_tsock;  // context changes
   InitiatorSocket<ProtectionChecker> dma_isock;       // MPT table in host memory
 
   struct Config {
@@ -47,8 +49,11 @@ class ProtectionChecker : public sc_core::sc_module {
   }
 
  private:
-  void check_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Protocol targets (msg/protocols.h).
+  void check(int caller, ProtectionRequest& req, sc_core::sc_time& delay);
+  void context_changed(int caller, ContextChange& change, sc_core::sc_time& delay);
+  template <typename> friend struct ProtectionProtocol::forward;
+  template <typename> friend struct ContextChangeProtocol::forward;
   // The entry at `index` (from the cache, or read from host memory); null if unreadable.
   MptEntry* fetch(uint32_t index, EngineSide side, sc_core::sc_time& delay);
   bool write_back(uint32_t index, const MptEntry& entry, sc_core::sc_time& delay);

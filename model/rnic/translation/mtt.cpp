@@ -39,8 +39,8 @@ TableCacheLabels cache_labels() {
 
 Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
     : sc_module(name),
-      xlate_tsock("xlate_tsock"),
-      ctrl_tsock("ctrl_tsock"),
+      xlate_tsock("xlate_tsock", this),
+      ctrl_tsock("ctrl_tsock", this),
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       icm_(icm),
@@ -57,8 +57,6 @@ Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& ic
   if (config_.entries_per_fetch == 0) config_.entries_per_fetch = 1;
   line_.resize(size_t(config_.entries_per_fetch) * kMttEntryBytes);
   lookup_stage_.set_contention(!config.fast);
-  xlate_tsock.register_b_transport(this, &Mtt::xlate_b_transport);
-  ctrl_tsock.register_b_transport(this, &Mtt::ctrl_b_transport);
 }
 
 bool Mtt::entry(uint32_t index, EngineSide side, uint64_t now_ps, uint64_t* phys,
@@ -95,7 +93,7 @@ bool Mtt::entry(uint32_t index, EngineSide side, uint64_t now_ps, uint64_t* phys
   return true;
 }
 
-bool Mtt::translate(TranslateRequest& req, sc_core::sc_time& delay) {
+bool Mtt::translate_range(TranslateRequest& req, sc_core::sc_time& delay) {
   req.segments.clear();
   const Region& r = req.region;
   PageWalk walk;
@@ -123,7 +121,7 @@ bool Mtt::translate(TranslateRequest& req, sc_core::sc_time& delay) {
   return true;
 }
 
-bool Mtt::load_page_list(PageListLoad& req, sc_core::sc_time& delay) {
+bool Mtt::load_pages(PageListLoad& req, sc_core::sc_time& delay) {
   if (req.count == 0 || req.mtt_index >= icm_.mtt_entries ||
       req.count > icm_.mtt_entries - req.mtt_index)
     return false;
@@ -155,47 +153,39 @@ bool Mtt::load_page_list(PageListLoad& req, sc_core::sc_time& delay) {
   return true;
 }
 
-void Mtt::xlate_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  if (PageListLoad* load = message_of<PageListLoad>(gp)) {
-    const TraceScope slice(trace_, "page list load", load->trace_id, delay);
-    load->rule = RuleId::None;
-    load->ok = load_page_list(*load, delay);
-    if (!load->ok) ++faults_;
-    if (load->rule == RuleId::R5_fr_page_align) ++page_align_refusals_;
-    if (decisions_ && (load->ok || load->rule != RuleId::None)) {
-      // The whole fast-register list has passed, or its last check refused.
-      DecisionRecord r;
-      r.node = decision_node_;
-      r.side = load->side;
-      r.list = CheckList::FastRegister;
-      r.verb = RequestVerb::FastRegister;
-      r.decision = load->ok ? Decision::ok(RuleId::R5_fr_success)
-                            : Decision::fail(CqeStatus::LocalProtection, load->rule);
-      r.kind = MptKind::FastMr;
-      r.state = MptState::Free;
-      decisions_->decided(r);
-    }
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
-    return;
+void Mtt::load_page_list(int caller, PageListLoad& load, sc_core::sc_time& delay) {
+  load.side = side_of(caller);
+  const TraceScope slice(trace_, "page list load", load.trace_id, delay);
+  load.rule = RuleId::None;
+  load.ok = load_pages(load, delay);
+  if (!load.ok) ++faults_;
+  if (load.rule == RuleId::R5_fr_page_align) ++page_align_refusals_;
+  if (decisions_ && (load.ok || load.rule != RuleId::None)) {
+    // The whole fast-register list has passed, or its last check refused.
+    DecisionRecord r;
+    r.node = decision_node_;
+    r.side = load.side;
+    r.list = CheckList::FastRegister;
+    r.verb = RequestVerb::FastRegister;
+    r.decision = load.ok ? Decision::ok(RuleId::R5_fr_success)
+                         : Decision::fail(CqeStatus::LocalProtection, load.rule);
+    r.kind = MptKind::FastMr;
+    r.state = MptState::Free;
+    decisions_->decided(r);
   }
-  TranslateRequest* req = message_of<TranslateRequest>(gp);
-  if (!req) {
-    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    return;
-  }
-  ++translations_;
-  const TraceScope slice(trace_, "translate", req->trace_id, delay);
-  req->ok = translate(*req, delay);
-  if (!req->ok) ++faults_;
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void Mtt::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-  const ContextChange* change = message_of<ContextChange>(gp);
-  if (change && change->kind == ContextKind::Mtt) {
-    for (uint32_t i = 0; i < change->count; ++i) cache_.invalidate(change->index + i);
-  }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+void Mtt::translate(int caller, TranslateRequest& req, sc_core::sc_time& delay) {
+  req.side = side_of(caller);
+  ++translations_;
+  const TraceScope slice(trace_, "translate", req.trace_id, delay);
+  req.ok = translate_range(req, delay);
+  if (!req.ok) ++faults_;
+}
+
+void Mtt::context_changed(int, ContextChange& change, sc_core::sc_time&) {
+  if (change.kind != ContextKind::Mtt) return;
+  for (uint32_t i = 0; i < change.count; ++i) cache_.invalidate(change.index + i);
 }
 
 }  // namespace rnic

@@ -16,6 +16,7 @@
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/msg/engine_side.h"
+#include "model/rnic/msg/protocols.h"
 #include "model/rnic/util/table_cache.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
@@ -27,8 +28,9 @@ namespace rnic {
 
 class Mtt : public sc_core::sc_module {
  public:
-  SharedTargetSocket<Mtt> xlate_tsock;  // translation requests
-  TargetSocket<Mtt> ctrl_tsock;         // context changes (MTT ranges rewritten)
+  ProtocolTargetSocket<TranslationProtocol, Mtt> xlate_tsock;  // from the Requester, Responder
+  // Context changes (MTT ranges rewritten).
+  ProtocolTargetSocket<ContextChangeProtocol, Mtt> ctrl_tsock;
   InitiatorSocket<Mtt> dma_isock;       // MTT table in host memory
 
   struct Config {
@@ -46,10 +48,14 @@ class Mtt : public sc_core::sc_module {
   }
 
  private:
-  void xlate_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  bool translate(TranslateRequest& req, sc_core::sc_time& delay);
-  bool load_page_list(PageListLoad& req, sc_core::sc_time& delay);
+  // Protocol targets (msg/protocols.h).
+  void translate(int caller, TranslateRequest& req, sc_core::sc_time& delay);
+  void load_page_list(int caller, PageListLoad& load, sc_core::sc_time& delay);
+  void context_changed(int caller, ContextChange& change, sc_core::sc_time& delay);
+  template <typename> friend struct TranslationProtocol::forward;
+  template <typename> friend struct ContextChangeProtocol::forward;
+  bool translate_range(TranslateRequest& req, sc_core::sc_time& delay);
+  bool load_pages(PageListLoad& req, sc_core::sc_time& delay);
   // Entry `index` for a lookup leaving the pipeline at `at_ps` (the unit's time being
   // `now_ps`); `at_ps` grows to when the entry is on chip (a miss or a merged miss).
   bool entry(uint32_t index, EngineSide side, uint64_t now_ps, uint64_t* phys, uint64_t& at_ps);

@@ -110,10 +110,12 @@ def callgrind_command(rnicsim, scenario_path, out, args=(), tool=None, profile=N
             "--quiet", "--out", out, *args]
 
 
-# A unit's registered target function in a callgrind profile: "rnic::Requester::work_b_transport
-# (tlm::..." and the like, each call one socket crossing. The sockets' virtual thunks that call
-# them are not counted (one crossing, not two).
-_CROSSING = re.compile(r"^rnic::\w+::\w*b_transport\(")
+# A socket crossing in a callgrind profile: a call of a unit protocol's forwarder
+# ("rnic::WorkProtocol::forward<rnic::Requester>::work(rnic::WorkRequest&, ..."), or of a
+# unit's registered generic-payload target function on the PCIe side
+# ("rnic::PcieEndpoint::b_transport(int, tlm::..."). The sockets' virtual thunks that call the
+# latter are not counted (one crossing, not two).
+_CROSSING = re.compile(r"^rnic::(\w+Protocol::forward<[\w:]+>::\w+|\w+::\w*b_transport)\(")
 _NAMED = re.compile(r"^(c?fn)=\((\d+)\)(?: (.*))?$")
 _CALLS = re.compile(r"^calls=(\d+)")
 
