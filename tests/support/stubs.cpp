@@ -83,6 +83,7 @@ InitiatorStub::InitiatorStub(sc_core::sc_module_name name) : sc_module(name), is
 
 void InitiatorStub::run() {
   if (script) script();
+  sc_core::wait(parked_);  // never returns: stubs.h says why
 }
 
 tlm::tlm_response_status InitiatorStub::transfer(tlm::tlm_command command, uint64_t address,

@@ -2,6 +2,8 @@
 // HostCpu with a HostMemory: what a host thread sees when an interrupt message wakes it.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include <systemc>
 
 #include "model/host/host_cpu.h"
@@ -30,6 +32,17 @@ struct CpuBench {
     msi.isock.bind(cpu.msi_tsock);
   }
 
+  // Runs `body` in a thread of its own that then waits for good instead of returning (a
+  // SystemC thread that returns can leave AddressSanitizer's idea of the main stack on its
+  // freed coroutine stack: tests/support/stubs.h, InitiatorStub).
+  void spawn(std::function<void()> body) {
+    sc_core::sc_spawn([this, body] {
+      body();
+      sc_core::wait(parked);
+    });
+  }
+  sc_core::sc_event parked;
+
   // A device write and, behind it, its interrupt message, both landing `delay` from now.
   void write_and_interrupt(uint64_t address, uint8_t* byte, const sc_core::sc_time& delay) {
     sc_core::sc_time d = delay;
@@ -47,7 +60,7 @@ struct CpuBench {
   };
   // Spawns a host thread that waits for an interrupt (10 us at most), then reads `address`.
   void spawn_waiter(uint64_t address, Wakeup* out) {
-    sc_core::sc_spawn([this, address, out] {
+    spawn([this, address, out] {
       out->woke = cpu.wait_for_interrupt(sc_core::sc_time(10, sc_core::SC_US));
       out->when = sc_core::sc_time_stamp();
       REQUIRE(cpu.mem_read(address, &out->seen, 1));
@@ -72,17 +85,17 @@ void check_simultaneous_writes_seen(bool early_waker) {
     t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x200, &two, 1, delay);
   };
   // The process that schedules its timed event first runs first at `at`.
-  sc_core::sc_spawn([&] {
+  t.spawn([&] {
     if (!early_waker) sc_core::wait(sc_core::SC_ZERO_TIME);
     annotated();
   });
-  sc_core::sc_spawn([&] {
+  t.spawn([&] {
     if (early_waker) sc_core::wait(sc_core::SC_ZERO_TIME);
     at_time();
   });
   uint8_t seen[2] = {0, 0};
   sc_core::sc_time woke;
-  sc_core::sc_spawn([&] {
+  t.spawn([&] {
     REQUIRE(t.cpu.wait_for_interrupt(sc_core::sc_time(10, sc_core::SC_US)));
     woke = sc_core::sc_time_stamp();
     REQUIRE(t.cpu.mem_read(0x100, &seen[0], 1));
@@ -112,7 +125,7 @@ TEST_CASE("host CPU: a device write alone wakes nothing, its interrupt message w
   CpuBench t;
   uint8_t data = 0x33;
   const sc_core::sc_time write_at(1, sc_core::SC_US), message_at(3, sc_core::SC_US);
-  sc_core::sc_spawn([&] {
+  t.spawn([&] {
     sc_core::sc_time d = write_at;
     t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x300, &data, 1, d);  // host memory stores bytes only
     uint8_t vector[4] = {5, 0, 0, 0};
@@ -131,13 +144,13 @@ TEST_CASE("host CPU: a device write alone wakes nothing, its interrupt message w
 TEST_CASE("host CPU: with no interrupt message the wait ends at its timeout", "[tlm][host]") {
   CpuBench t;
   uint8_t data = 0x44;
-  sc_core::sc_spawn([&] {
+  t.spawn([&] {
     sc_core::sc_time d(1, sc_core::SC_US);
     t.dev.transfer(tlm::TLM_WRITE_COMMAND, 0x400, &data, 1, d);
   });
   bool woke = true;
   sc_core::sc_time when;
-  sc_core::sc_spawn([&] {
+  t.spawn([&] {
     woke = t.cpu.wait_for_interrupt(sc_core::sc_time(5, sc_core::SC_US));
     when = sc_core::sc_time_stamp();
   });
@@ -155,7 +168,7 @@ TEST_CASE("host CPU: with a poll cost the host wakes poll_ns after the interrupt
   CpuBench t(poll_ns);
   uint8_t data = 0x44;
   const sc_core::sc_time message_at(2, sc_core::SC_US);
-  sc_core::sc_spawn([&] { t.write_and_interrupt(0x400, &data, message_at); });
+  t.spawn([&] { t.write_and_interrupt(0x400, &data, message_at); });
   CpuBench::Wakeup host;
   t.spawn_waiter(0x400, &host);
   run_simulation();
