@@ -32,6 +32,16 @@ inline const sc_core::sc_time& sim_time(const sc_core::sc_object& unit) {
   return unit.simcontext()->time_stamp();
 }
 
+// Where a unit reads the current time when it is not the kernel's: a device that runs its
+// timed stages ahead of the kernel (model/rnic/device_clock.h).
+class TimeSource {
+ public:
+  virtual const sc_core::sc_time& now() const = 0;
+
+ protected:
+  ~TimeSource() = default;
+};
+
 // Picoseconds as sc_time (the resolution is 1 ps unless a user changes it). At 1 ps the value
 // is the count itself: from_value skips sc_time(double, unit)'s unit conversion, which was the
 // top entry of the profile once the kernel's queue was fixed (5%: every delay is built here).

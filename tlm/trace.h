@@ -10,6 +10,8 @@
 
 #include <systemc>
 
+#include "tlm/timing.h"
+
 namespace rnic {
 
 // Where slices go. `track` is called at elaboration, one track per unit ("A.rnic.mtt");
@@ -47,14 +49,17 @@ inline uint64_t make_trace_id(uint32_t node, uint32_t qpn, uint32_t number) {
 inline uint32_t trace_id_node(uint64_t id) { return uint32_t(id >> 56) - 1; }
 inline uint32_t trace_id_qpn(uint64_t id) { return uint32_t(id >> 32) & 0xFFFFFFu; }
 
-// One unit's track. Times are absolute: sc_time_stamp() + the annotated delay (LT).
+// One unit's track. Times are absolute: now + the annotated delay (LT), now being the unit's
+// time source's (its device's time) or else the kernel's.
 class TraceTrack {
  public:
-  void attach(TraceSink* sink, const std::string& path) {
+  void attach(TraceSink* sink, const std::string& path, const TimeSource* time = nullptr) {
     sink_ = sink;
+    time_ = time;
     if (sink_) id_ = sink_->track(path);
   }
   bool on() const { return sink_ != nullptr; }
+  const sc_core::sc_time& now() const { return time_ ? time_->now() : sc_core::sc_time_stamp(); }
   void slice(const char* name, const sc_core::sc_time& start, const sc_core::sc_time& end,
              uint64_t trace_id) const {
     if (sink_) sink_->slice(id_, name, start, end, trace_id);
@@ -67,6 +72,7 @@ class TraceTrack {
 
  private:
   TraceSink* sink_ = nullptr;
+  const TimeSource* time_ = nullptr;
   uint32_t id_ = 0;
 };
 
@@ -78,7 +84,7 @@ class TraceScope {
   TraceScope(const TraceTrack& track, const char* name, uint64_t trace_id,
              const sc_core::sc_time& delay)
       : track_(track.on() ? &track : nullptr), name_(name), id_(trace_id), delay_(delay) {
-    if (track_) start_ = sc_core::sc_time_stamp() + delay;
+    if (track_) start_ = track_->now() + delay;
   }
   // The slice starts at `start` (absolute) instead.
   TraceScope(const TraceTrack& track, const char* name, uint64_t trace_id,
@@ -86,7 +92,7 @@ class TraceScope {
       : track_(track.on() ? &track : nullptr), name_(name), id_(trace_id), delay_(delay),
         start_(start) {}
   ~TraceScope() {
-    if (track_) track_->slice(name_, start_, sc_core::sc_time_stamp() + delay_, id_);
+    if (track_) track_->slice(name_, start_, track_->now() + delay_, id_);
   }
   TraceScope(const TraceScope&) = delete;
   TraceScope& operator=(const TraceScope&) = delete;

@@ -11,6 +11,7 @@
 
 #include "model/config/config.h"
 #include "model/rnic/completion/completion_engine.h"
+#include "model/rnic/device_clock.h"
 #include "model/instruments/dma_bench.h"
 #include "model/rnic/dma/dma_read_engine.h"
 #include "model/rnic/dma/dma_write_engine.h"
@@ -68,6 +69,8 @@ class Rnic : public sc_core::sc_module {
   void bind(From& from, To& to);
 
  public:  // units, for tests and statistics
+  // The device's one kernel event and method: every unit's timed stages and its time.
+  DeviceClock clock;
   PcieEndpoint endpoint;
   Doorbells doorbells;
   QpContext context;

@@ -6,7 +6,7 @@
 namespace rnic {
 
 CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const Config& config,
-                                   const IcmLayout& icm)
+                                   const IcmLayout& icm, DeviceClock* clock)
     : sc_module(name),
       cqe_tsock("cqe_tsock", this),
       doorbell_tsock("doorbell_tsock", this),
@@ -15,6 +15,8 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const Config& c
       context_isock("context_isock"),
       stats(std::string(this->name())),
       icm_(icm),
+      device_(clock),
+      write_(device_->add_stage<CompletionEngine, &CompletionEngine::write_due>(this)),
       clock_(config.clock_mhz),
       build_stage_(clock_, config.build_cycles, config.build_ii_cycles),
       completions_(stats.add("completions", "entries", "completion entries written")),
@@ -38,22 +40,18 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name name, const Config& c
       queue_depth_(stats.add_occupancy("queue_depth", "entries",
                                        "completions handed over, their CQE write not started")) {
   build_stage_.set_contention(!config.fast);
-  SC_HAS_PROCESS(CompletionEngine);
-  SC_METHOD(write_due);
-  sensitive << queued_event_;
-  dont_initialize();
 }
 
 void CompletionEngine::complete(int, CompletionRecord& record, sc_core::sc_time& delay) {
   // FIFO order is posting order; a later entry never overtakes an earlier one.
-  const sc_core::sc_time now = sim_time(*this);
+  const sc_core::sc_time now = device_->now();
   const sc_core::sc_time handed = now + delay;
   sc_core::sc_time at = build_stage_.pass(handed);
   if (!queue_.empty() && queue_.back().at > at) at = queue_.back().at;
   queue_delay_.add_ps((at - handed).value());
   queue_depth_.hold(now.value(), handed.value(), at.value());
   queue_.push_back({handed, at, record});
-  queued_event_.notify(at - now);
+  device_->notify(write_, at);
 }
 
 void CompletionEngine::ring(int, Doorbell& db, sc_core::sc_time& delay) {
@@ -92,17 +90,16 @@ void CompletionEngine::context_changed(int, ContextChange& change, sc_core::sc_t
 }
 
 void CompletionEngine::write_due() {
-  // Every entry due now, in FIFO order, then sleep until the next one is due. The event is
-  // notified for each entry's due time (of two pending timed notifications the earlier one
-  // wins: IEEE 1666 sc_event::notify), so this runs once per due time instead of at
-  // hand-over and again then.
-  while (!queue_.empty() && queue_.front().at <= sim_time(*this)) {
+  // Every entry due now, in FIFO order, then sleep until the next one is due. The stage is
+  // notified for each entry's due time (of two the earlier one wins, as with sc_event), so
+  // this runs once per due time instead of at hand-over and again then.
+  while (!queue_.empty() && queue_.front().at <= device_->now()) {
     const CompletionRecord record = queue_.front().record;
     const sc_core::sc_time handed = queue_.front().handed;
     queue_.pop_front();
     write_entry(record, handed);
   }
-  if (!queue_.empty()) queued_event_.notify(queue_.front().at - sim_time(*this));
+  if (!queue_.empty()) device_->notify(write_, queue_.front().at);
 }
 
 void CompletionEngine::write_entry(const CompletionRecord& record, const sc_core::sc_time& handed) {

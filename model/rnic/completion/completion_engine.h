@@ -18,6 +18,7 @@
 
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/device_clock.h"
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/msg/protocols.h"
@@ -46,9 +47,11 @@ class CompletionEngine : public sc_core::sc_module {
     uint32_t build_ii_cycles = DeviceTiming{}.completion_ii_cycles;
     bool fast = false;  // sim.fast: the builder models no contention
   };
-  CompletionEngine(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
+  CompletionEngine(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
+                   DeviceClock* clock = nullptr);
   StatGroup stats;
-  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name(), &*device_); }
 
  private:
   struct CqState {
@@ -76,12 +79,13 @@ class CompletionEngine : public sc_core::sc_module {
   void interrupt(uint32_t data, sc_core::sc_time& delay);
 
   IcmLayout icm_;
+  ClockRef device_;
+  DeviceClock::Stage write_;  // the first queued entry is due
   Clock clock_;
   PipelineStage build_stage_;
   PayloadPool pool_;
   std::unordered_map<uint32_t, CqState> cqs_;
   std::deque<Queued, RecyclingAllocator<Queued>> queue_;  // nodes recycled, not freed per CQE
-  sc_core::sc_event queued_event_;
   TraceTrack trace_;
   Counter& completions_;
   Counter& errors_;

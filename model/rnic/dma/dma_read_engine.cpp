@@ -5,7 +5,8 @@
 
 namespace rnic {
 
-DmaReadEngine::DmaReadEngine(sc_core::sc_module_name name, const Config& config)
+DmaReadEngine::DmaReadEngine(sc_core::sc_module_name name, const Config& config,
+                             DeviceClock* clock)
     : sc_module(name),
       read_tsock("read_tsock", this),
       dma_isock("dma_isock"),
@@ -26,7 +27,8 @@ DmaReadEngine::DmaReadEngine(sc_core::sc_module_name name, const Config& config)
       latency_(stats.add_histogram("request_latency_ns",
                                    "read request: issue to its last byte moved into the device")),
       tags_in_use_(stats.add_occupancy("tags_in_use", "tags",
-                                       "PCIe read tags held (at most pcie.max_read_tags)")) {
+                                       "PCIe read tags held (at most pcie.max_read_tags)")),
+      device_(clock) {
 }
 
 void DmaReadEngine::move(int, DmaRequest& request, sc_core::sc_time& delay) {
@@ -36,7 +38,7 @@ void DmaReadEngine::move(int, DmaRequest& request, sc_core::sc_time& delay) {
     return;
   }
   ++requests_;
-  const sc_core::sc_time now = sim_time(*this);
+  const sc_core::sc_time now = device_->now();
   const sc_core::sc_time issue = now + delay;
   sc_core::sc_time last_done = issue;
   const uint64_t mrrs = std::max<uint32_t>(config_.mrrs_bytes, 64);

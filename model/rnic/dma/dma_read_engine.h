@@ -13,6 +13,7 @@
 #include <tlm>
 
 #include "model/config/config.h"
+#include "model/rnic/device_clock.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/msg/protocols.h"
 #include "tlm/payload_pool.h"
@@ -33,7 +34,8 @@ class DmaReadEngine : public sc_core::sc_module {
     DmaConfig dma;                                        // dma.*: read channels
     double clock_mhz = DeviceTiming{}.clock_mhz;          // device.clock_mhz
   };
-  DmaReadEngine(sc_core::sc_module_name name, const Config& config);
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
+  DmaReadEngine(sc_core::sc_module_name name, const Config& config, DeviceClock* clock = nullptr);
   StatGroup stats;
 
  private:
@@ -54,6 +56,7 @@ class DmaReadEngine : public sc_core::sc_module {
   Counter& channel_stall_ps_;
   Histogram& latency_;
   Occupancy& tags_in_use_;
+  ClockRef device_;  // the device's time (device_clock.h)
 };
 
 }  // namespace rnic

@@ -3,13 +3,14 @@
 
 namespace rnic {
 
-DmaWriteEngine::DmaWriteEngine(sc_core::sc_module_name name)
+DmaWriteEngine::DmaWriteEngine(sc_core::sc_module_name name, DeviceClock* clock)
     : sc_module(name),
       write_tsock("write_tsock", this),
       dma_isock("dma_isock"),
       stats(std::string(this->name())),
       requests_(stats.add("requests", "requests", "write requests from the engines")),
-      bytes_(stats.add("bytes", "bytes", "bytes written")) {
+      bytes_(stats.add("bytes", "bytes", "bytes written")),
+      device_(clock) {
 }
 
 void DmaWriteEngine::move(int, DmaRequest& request, sc_core::sc_time& delay) {

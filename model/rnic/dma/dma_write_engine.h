@@ -6,6 +6,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "model/rnic/device_clock.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/msg/protocols.h"
 #include "tlm/payload_pool.h"
@@ -20,9 +21,10 @@ class DmaWriteEngine : public sc_core::sc_module {
   ProtocolTargetSocket<DataMoveProtocol, DmaWriteEngine> write_tsock;  // data moves of the engines
   InitiatorSocket<DmaWriteEngine> dma_isock;  // to the PCIe endpoint
 
-  explicit DmaWriteEngine(sc_core::sc_module_name name);
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
+  explicit DmaWriteEngine(sc_core::sc_module_name name, DeviceClock* clock = nullptr);
   StatGroup stats;
-  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name(), &*device_); }
 
  private:
   // Protocol target (msg/protocols.h).
@@ -33,6 +35,7 @@ class DmaWriteEngine : public sc_core::sc_module {
   TraceTrack trace_;
   Counter& requests_;
   Counter& bytes_;
+  ClockRef device_;  // the device's time (device_clock.h)
 };
 
 }  // namespace rnic

@@ -60,7 +60,8 @@ SendEngine::Config Requester::engine_config(const Config& config) {
   return c;
 }
 
-Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_t node_id)
+Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_t node_id,
+                     DeviceClock* clock)
     : sc_module(name),
       work_tsock("work_tsock", this),
       response_tsock("response_tsock", this),
@@ -77,6 +78,8 @@ Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_
       stats(std::string(this->name())),
       config_(config),
       node_id_(node_id),
+      device_(clock),
+      retry_(device_->add_stage<Requester, &Requester::retry>(this)),
       wqes_(stats.add("wqes", "WQEs", "send-queue requests executed")),
       reads_(stats.add("reads", "requests", "RDMA read requests sent")),
       binds_(stats.add("binds", "requests", "bind requests executed")),
@@ -108,21 +111,17 @@ Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_
               SendEngine::Stats{wqes_, completions_, errors_, flushed_, ord_stalls_,
                                 stray_responses_, read_latency_, write_latency_, send_latency_,
                                 reads_in_flight_}) {
-  SC_HAS_PROCESS(Requester);
-  SC_THREAD(retry_thread);
-  if (config.fast) set_stack_size(4u << 20);  // retransmissions run nested, as in WqeFetcher
 }
 
-void Requester::retry_thread() {
+void Requester::retry() {
+  // Sends every retransmission due now; the stage is due again at the next one, or when a
+  // response asks for one (nothing here waits: a packet's sending is annotated).
   for (;;) {
-    if (!engine_.retry_waiting()) {
-      wait(retry_event_);
-      continue;
-    }
+    if (!engine_.retry_waiting()) return;
     const uint64_t now = now_ps();
     if (engine_.next_retry_ps() > now) {
-      wait(ps(engine_.next_retry_ps() - now), retry_event_);
-      continue;
+      device_->notify(retry_, sc_core::sc_time::from_value(engine_.next_retry_ps()));
+      return;
     }
     Packet* packet = engine_.take_retry();
     if (!packet) continue;  // flushed meanwhile
@@ -189,7 +188,7 @@ void Requester::packet(int, Packet& response, sc_core::sc_time& delay) {
   Decision decision;
   switch (engine_.reply(*qp, *request, *packet, now, now + delay.value(), &decision)) {
     case SendEngine::Reply::Retry:
-      retry_event_.notify(sc_core::SC_ZERO_TIME);
+      device_->notify_now(retry_);
       return;
     case SendEngine::Reply::Land:
       decision = land_response(packet->dst_qpn, *request, *packet, delay);

@@ -13,6 +13,7 @@
 
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/device_clock.h"
 #include "model/rnic/engines/send_engine.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/msg/protocols.h"
@@ -47,13 +48,15 @@ class Requester : public sc_core::sc_module {
     double clock_mhz = DeviceTiming{}.clock_mhz;          // device.clock_mhz
     bool fast = false;  // sim.fast: runs ahead of simulated time (temporal decoupling)
   };
-  Requester(sc_core::sc_module_name name, const Config& config, uint32_t node_id);
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
+  Requester(sc_core::sc_module_name name, const Config& config, uint32_t node_id,
+            DeviceClock* clock = nullptr);
   StatGroup stats;
   // Execute and response slices on this unit's track; DMA reads of source data on the
   // DmaReadEngine's track (`dma_read_path`), which traces nothing itself.
   void attach_trace(TraceSink* sink, const std::string& dma_read_path) {
-    trace_.attach(sink, name());
-    dma_read_trace_.attach(sink, dma_read_path);
+    trace_.attach(sink, name(), &*device_);
+    dma_read_trace_.attach(sink, dma_read_path, &*device_);
   }
   // Gauges for waveforms: requests accepted and not yet retired, reads awaiting a response.
   uint32_t wqes_in_flight() const { return engine_.wqes_in_flight(); }
@@ -72,7 +75,8 @@ class Requester : public sc_core::sc_module {
   template <typename> friend struct PacketProtocol::forward;
   template <typename> friend struct QpEventProtocol::forward;
   template <typename> friend struct ContextChangeProtocol::forward;
-  void retry_thread();
+  // RNR retransmissions that are due (a device-clock stage).
+  void retry();
 
   // The verbs' crossings (requester_verbs.cpp). Each ends its request through the engine
   // unless it went out.
@@ -106,12 +110,13 @@ class Requester : public sc_core::sc_module {
   bool translate(const CheckedSge& sge, uint64_t trace_id, sc_core::sc_time& delay);
 
   static SendEngine::Config engine_config(const Config& config);
-  uint64_t now_ps() const { return sim_time(*this).value(); }
+  uint64_t now_ps() const { return device_->now().value(); }
 
   Config config_;
   uint32_t node_id_;
+  ClockRef device_;
+  DeviceClock::Stage retry_;  // a retransmission may be due
   Packet tx_packet_;
-  sc_core::sc_event retry_event_;
   TranslateRequest translate_;
   TraceTrack trace_;
   TraceTrack dma_read_trace_;

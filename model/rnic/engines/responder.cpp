@@ -6,7 +6,7 @@
 namespace rnic {
 
 Responder::Responder(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
-                     uint32_t node_id)
+                     uint32_t node_id, DeviceClock* clock)
     : sc_module(name),
       request_tsock("request_tsock", this),
       ctrl_tsock("ctrl_tsock", this),
@@ -41,7 +41,8 @@ Responder::Responder(sc_core::sc_module_name name, const Config& config, const I
       read_service_(stats.add_histogram("read_service_ns",
                                         "read request: arrival to the last response byte sent")),
       ird_in_use_(stats.add_occupancy("ird_in_use", "slots",
-                                      "IRD slots held by reads in service, all QPs")) {
+                                      "IRD slots held by reads in service, all QPs")),
+      device_(clock) {
   parse_stage_.set_contention(!config.fast);
 }
 
@@ -128,7 +129,7 @@ Decision Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSta
   if (checked.failed()) return checked;
 
   // IRD: at most `ird` reads of this QP in service; a slot is held until the data is read.
-  const sc_core::sc_time now = sim_time(*this);
+  const sc_core::sc_time now = device_->now();
   const sc_core::sc_time ready = now + delay;
   const sc_core::sc_time start = qp.in_service.acquire(ready);
   ird_stall_ps_ += (start - ready).value();
@@ -156,7 +157,7 @@ void Responder::packet(int, Packet& request_packet, sc_core::sc_time& delay) {
   const bool write = request->kind == PacketKind::WriteRequest;
   const bool send = request->kind == PacketKind::SendRequest;
   // The responder never waits: `now` holds for the whole request.
-  const sc_core::sc_time now = sim_time(*this);
+  const sc_core::sc_time now = device_->now();
   const sc_core::sc_time started = now + delay;
   delay = parse_stage_.pass(started) - now;
   const uint32_t qpn = request->dst_qpn;

@@ -14,6 +14,7 @@
 
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/device_clock.h"
 #include "model/rnic/engines/receive_queue.h"
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
@@ -50,14 +51,15 @@ class Responder : public sc_core::sc_module {
     uint32_t parse_ii_cycles = DeviceTiming{}.responder_ii_cycles;
     bool fast = false;  // sim.fast: the parser models no contention
   };
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
   Responder(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
-            uint32_t node_id);
+            uint32_t node_id, DeviceClock* clock = nullptr);
   StatGroup stats;
   // Service slices on this unit's track; DMA reads of read data on the DmaReadEngine's track
   // (`dma_read_path`), which traces nothing itself.
   void attach_trace(TraceSink* sink, const std::string& dma_read_path) {
-    trace_.attach(sink, name());
-    dma_read_trace_.attach(sink, dma_read_path);
+    trace_.attach(sink, name(), &*device_);
+    dma_read_trace_.attach(sink, dma_read_path, &*device_);
   }
 
  private:
@@ -124,6 +126,7 @@ class Responder : public sc_core::sc_module {
   Counter& ird_stall_ps_;
   Histogram& read_service_;
   Occupancy& ird_in_use_;
+  ClockRef device_;  // the device's time (device_clock.h)
 };
 
 }  // namespace rnic

@@ -8,7 +8,7 @@
 
 namespace rnic {
 
-Doorbells::Doorbells(sc_core::sc_module_name name, const Config& config)
+Doorbells::Doorbells(sc_core::sc_module_name name, const Config& config, DeviceClock* clock)
     : sc_module(name),
       mmio_tsock("mmio_tsock"),
       fetcher_isock("fetcher_isock"),
@@ -29,7 +29,8 @@ Doorbells::Doorbells(sc_core::sc_module_name name, const Config& config)
       interrupt_setups_(stats.add("interrupt_setups", "writes", "interrupt address settings")),
       unmapped_writes_(stats.add("unmapped_writes", "writes", "writes to no register")),
       blueflame_writes_(stats.add("blueflame_writes", "writes",
-                                  "of the send-queue doorbells, BlueFlame writes carrying a WQE")) {
+                                  "of the send-queue doorbells, BlueFlame writes carrying a WQE")),
+      device_(clock) {
   decode_stage_.set_contention(!config.fast);
   mmio_tsock.register_b_transport(this, &Doorbells::b_transport);
 }
@@ -47,7 +48,7 @@ void Doorbells::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     return;
   }
   const uint64_t value = get_le<uint64_t>(gp.get_data_ptr());
-  const sc_core::sc_time now = sim_time(*this);
+  const sc_core::sc_time now = device_->now();
   delay = decode_stage_.pass(now + delay) - now;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   const uint64_t window = offset / bar::kWindowBytes * bar::kWindowBytes;
@@ -93,7 +94,7 @@ void Doorbells::blueflame(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
   }
   ++sq_doorbells_;
   ++blueflame_writes_;
-  const sc_core::sc_time now = sim_time(*this);
+  const sc_core::sc_time now = device_->now();
   delay = decode_stage_.pass(now + delay) - now;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   Doorbell db{Doorbell::Kind::SendQueue, uint32_t(offset / bar::kBlueFlameStride),

@@ -8,6 +8,7 @@
 #include <tlm>
 
 #include "model/config/config.h"
+#include "model/rnic/device_clock.h"
 #include "model/rnic/msg/protocols.h"
 #include "tlm/sockets.h"
 #include "tlm/stats.h"
@@ -30,7 +31,8 @@ class Doorbells : public sc_core::sc_module {
     uint32_t decode_ii_cycles = DeviceTiming{}.doorbell_ii_cycles;
     bool fast = false;  // sim.fast: the decoder models no contention
   };
-  Doorbells(sc_core::sc_module_name name, const Config& config);
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
+  Doorbells(sc_core::sc_module_name name, const Config& config, DeviceClock* clock = nullptr);
   StatGroup stats;
 
  private:
@@ -48,6 +50,7 @@ class Doorbells : public sc_core::sc_module {
   Counter& interrupt_setups_;
   Counter& unmapped_writes_;
   Counter& blueflame_writes_;
+  ClockRef device_;  // the device's time (device_clock.h)
 };
 
 }  // namespace rnic

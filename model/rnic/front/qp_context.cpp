@@ -39,7 +39,8 @@ TableCacheLabels labels(const std::string& p) {
 
 }  // namespace
 
-QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
+QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
+                     DeviceClock* clock)
     : sc_module(name),
       lookup_tsock("lookup_tsock", this),
       ctrl_tsock("ctrl_tsock", this),
@@ -53,7 +54,8 @@ QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const I
       cqc_(cache_config<CqcEntry>(config.context.cqc, config.context.write_back), stats,
            labels("cqc")),
       qpc_table_{DmaTable::Qpc, icm.qpc_base, "QPC load", "QPC write-back"},
-      cqc_table_{DmaTable::Cqc, icm.cqc_base, "CQC load", "CQC write-back"} {
+      cqc_table_{DmaTable::Cqc, icm.cqc_base, "CQC load", "CQC write-back"},
+      device_(clock) {
 }
 
 template <typename Entry, uint32_t kBytes>
@@ -61,19 +63,19 @@ void QpContext::write_back(const Entry& victim, uint64_t index, const Table& tab
                            uint64_t at_ps, uint64_t trace_id) {
   // Posted: nobody waits for it; it takes its share of the upstream link.
   const sc_core::sc_time at = ps(at_ps);
-  sc_core::sc_time delay = at - sim_time(*this);
+  sc_core::sc_time delay = at - device_->now();
   auto words = victim.running;
   const DmaAuthority entry = DmaAuthority::of_table(table.table, uint32_t(index));
   dma_transfer(pool_, dma_isock, tlm::TLM_WRITE_COMMAND,
                table.base + index * kBytes + Entry::kRunningOffset, words.data(),
                Entry::kRunningBytes, DmaSource::ContextTable, &entry, delay);
-  if (trace_.on()) trace_.slice(table.write_back_slice, at, sim_time(*this) + delay, trace_id);
+  if (trace_.on()) trace_.slice(table.write_back_slice, at, device_->now() + delay, trace_id);
 }
 
 template <typename Entry, uint32_t kBytes>
 bool QpContext::read(TableCache<Entry>& cache, const Table& table, ContextRole role,
                      const ContextRead& req, Entry* out, sc_core::sc_time& delay) {
-  const uint64_t now_ps = sim_time(*this).value();
+  const uint64_t now_ps = device_->now().value();
   delay += lookup_latency_;
   const auto found = cache.lookup(req.index, uint32_t(role), now_ps + delay.value());
   if (found.outcome != TableCache<Entry>::Outcome::Miss) {

@@ -18,6 +18,7 @@
 
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/device_clock.h"
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/dma.h"
 #include "model/rnic/msg/messages.h"
@@ -43,10 +44,12 @@ class QpContext : public sc_core::sc_module {
     QpContextConfig context;                     // qpc.*, cqc.*, context.lookup_cycles
     double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
   };
-  QpContext(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
+  QpContext(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
+            DeviceClock* clock = nullptr);
   StatGroup stats;
   // Context loads (misses) as named slices on this unit's track.
-  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name(), &*device_); }
 
  private:
   // What the DMAs and the trace of one table (QPC or CQC) name.
@@ -80,6 +83,7 @@ class QpContext : public sc_core::sc_module {
   Table qpc_table_;
   Table cqc_table_;
   TraceTrack trace_;
+  ClockRef device_;  // the device's time (device_clock.h)
 };
 
 }  // namespace rnic

@@ -5,7 +5,8 @@
 
 namespace rnic {
 
-WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
+WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
+                       DeviceClock* clock)
     : sc_module(name),
       doorbell_tsock("doorbell_tsock", this),
       ctrl_tsock("ctrl_tsock", this),
@@ -16,6 +17,9 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
       stats(std::string(this->name())),
       config_(config.wqe),
       icm_(icm),
+      device_(clock),
+      ring_(device_->add_stage<WqeFetcher, &WqeFetcher::fetch>(this)),
+      turn_(device_->add_stage<WqeFetcher, &WqeFetcher::fetch>(this)),
       clock_(config.clock_mhz),
       decode_stage_(clock_, config.wqe.decode_cycles, config.wqe.decode_ii_cycles),
       scheduler_({config.wqe.fetch_batch, config.wqe.prefetch_depth, config.wqe.cache_entries}),
@@ -42,11 +46,9 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
           "batch reads in flight or buffered, all QPs (per QP at most wqe.prefetch_depth)")) {
   decode_stage_.set_contention(!config.fast);
   buffer_.resize(size_t(std::max<uint32_t>(1, config.wqe.fetch_batch)) * kWqeBytes);
-  SC_HAS_PROCESS(WqeFetcher);
-  // A method: nothing it calls waits (the requester refuses what it cannot start), so the
-  // kernel runs it without a thread switch. In fast mode a whole read (request, remote
-  // service, response, landing, completion) runs as nested calls below it.
-  SC_METHOD(fetch);
+  // A device-clock stage: nothing it calls waits (the requester refuses what it cannot
+  // start). In fast mode a whole read (request, remote service, response, landing,
+  // completion) runs as nested calls below it.
 }
 
 void WqeFetcher::ring(int, Doorbell& db, sc_core::sc_time& delay) {
@@ -55,8 +57,9 @@ void WqeFetcher::ring(int, Doorbell& db, sc_core::sc_time& delay) {
     return;
   }
   // The doorbell takes effect when it reaches the device: `delay` from now.
-  doorbells_.push_back({sim_time(*this) + delay, db.number, db.index, db.with_wqe, db.wqe});
-  doorbell_event_.notify(delay);
+  const sc_core::sc_time at = device_->now() + delay;
+  doorbells_.push_back({at, db.number, db.index, db.with_wqe, db.wqe});
+  device_->notify(ring_, at);
 }
 
 void WqeFetcher::context_changed(int, ContextChange& change, sc_core::sc_time&) {
@@ -80,7 +83,7 @@ void WqeFetcher::context_changed(int, ContextChange& change, sc_core::sc_time&) 
       db = doorbells_.erase(db);
     }
     scheduler_.close(change.index);
-    doorbell_event_.notify(sc_core::SC_ZERO_TIME);
+    device_->notify_now(ring_);
   }
 }
 
@@ -99,12 +102,12 @@ void WqeFetcher::close_drained() {
 }
 
 void WqeFetcher::apply_due_doorbells() {
-  const sc_core::sc_time now = sim_time(*this);
+  const sc_core::sc_time now = device_->now();
   while (!doorbells_.empty() && doorbells_.front().at <= now) {
     apply_doorbell(doorbells_.front());
     doorbells_.pop_front();
   }
-  if (!doorbells_.empty()) doorbell_event_.notify(doorbells_.front().at - now);
+  if (!doorbells_.empty()) device_->notify(ring_, doorbells_.front().at);
 }
 
 void WqeFetcher::apply_doorbell(const PendingDoorbell& db) {
@@ -116,7 +119,7 @@ void WqeFetcher::fetch_ahead() {
     // No room for its next batch: it keeps its place, and nothing behind it goes first
     // (checked before top_up, which would spend a context lookup to learn it).
     const bool all_issued = scheduler_.room_for_next_batch(*q) && top_up(*q);
-    scheduler_.end_fetch_ahead(all_issued, sim_time(*this).value());
+    scheduler_.end_fetch_ahead(all_issued, device_->now().value());
     if (!all_issued) {
       ++buffer_full_;
       return;
@@ -125,7 +128,7 @@ void WqeFetcher::fetch_ahead() {
 }
 
 void WqeFetcher::release_buffer(const Queue& q) {
-  const uint64_t now = sim_time(*this).value();
+  const uint64_t now = device_->now().value();
   for (const BufferedWqe& f : q.buffered()) {
     wqes_buffered_.down(now, std::max(now, f.ready_ps));
     if (f.last_of_batch) batches_outstanding_.down(now, std::max(now, f.ready_ps));
@@ -133,32 +136,33 @@ void WqeFetcher::release_buffer(const Queue& q) {
 }
 
 void WqeFetcher::ready(int, SendQueueReady& ready, sc_core::sc_time&) {
-  if (!scheduler_.resume(ready.qpn, sim_time(*this).value())) return;
-  // The fetcher takes its next turn in the next delta cycle (it may be the caller: a read
+  if (!scheduler_.resume(ready.qpn, device_->now().value())) return;
+  // The fetcher takes its next turn after the running stage (it may be the caller: a read
   // that ends inside a nested call of its own hand-over).
-  doorbell_event_.notify(sc_core::SC_ZERO_TIME);
+  device_->notify_now(ring_);
 }
 
 void WqeFetcher::fetch() {
+  // Whichever stage woke it, this run sees what the other's notifications up to now were
+  // for (as a method's one activation for an event and a timeout at the same time); the
+  // timeout is set again below.
+  device_->cancel(turn_);
+  device_->cancel_due(ring_, device_->now());
   for (;;) {
     apply_due_doorbells();
     // Reads go out in doorbell order while the WQE buffer has room, ahead of the turns: a
     // QP waiting for the requester must not hold the link idle.
     fetch_ahead();
     if (scheduler_.closing()) close_drained();
-    if (scheduler_.idle()) {
-      next_trigger(doorbell_event_);
-      return;
-    }
-    const sc_core::sc_time& now = sim_time(*this);
+    if (scheduler_.idle()) return;  // until ring_
+    const sc_core::sc_time& now = device_->now();
     Queue* q = scheduler_.take_turn(now.value());
     if (!q) {
-      next_trigger(sc_core::sc_time::from_value(scheduler_.next_ready_ps()) - now,
-                   doorbell_event_);
+      device_->notify(turn_, sc_core::sc_time::from_value(scheduler_.next_ready_ps()));
       return;
     }
     if (q->has_buffered()) hand_batch(*q);
-    scheduler_.end_turn(*q, now.value());  // the kernel's time: the same after the hand-over
+    scheduler_.end_turn(*q, now.value());  // the device's time: the same after the hand-over
   }
 }
 
@@ -179,7 +183,7 @@ bool WqeFetcher::top_up(Queue& q) {
     return true;
   }
   q.context = context;
-  const uint64_t now = sim_time(*this).value();
+  const uint64_t now = device_->now().value();
   // Every read of this top-up starts after the context lookup; the link orders them.
   const uint64_t issued = now + delay.value();
   for (;;) {
@@ -237,7 +241,7 @@ void WqeFetcher::hand_batch(Queue& q) {
     work.trace_id = front.trace_id;
     // The WQE is decoded once its read is in (once only, if it was refused before); the
     // requester executes it at that time.
-    const sc_core::sc_time& now = sim_time(*this);
+    const sc_core::sc_time& now = device_->now();
     const uint64_t now_ps = now.value();
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;  // until it is handed on
     if (!front.decoded) {

@@ -23,6 +23,7 @@
 
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/device_clock.h"
 #include "model/rnic/front/send_scheduler.h"
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
@@ -51,11 +52,13 @@ class WqeFetcher : public sc_core::sc_module {
     double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
     bool fast = false;  // sim.fast: runs ahead of simulated time (temporal decoupling)
   };
-  WqeFetcher(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
+  WqeFetcher(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
+             DeviceClock* clock = nullptr);
   StatGroup stats;
   // Fetch slices on this unit's track; WQEs get trace ids of node `node`.
   void attach_trace(TraceSink* sink, uint32_t node) {
-    trace_.attach(sink, name());
+    trace_.attach(sink, name(), &*device_);
     trace_node_ = node;
   }
 
@@ -79,7 +82,8 @@ class WqeFetcher : public sc_core::sc_module {
   template <typename> friend struct ContextChangeProtocol::forward;
   template <typename> friend struct ReadyProtocol::forward;
   // Takes turns until every QP waits (a WQE read, a doorbell, the requester), then sets its
-  // next trigger.
+  // next wake-up: a device-clock stage, due when a doorbell takes effect or a QP can go on
+  // (ring_) or when the next buffered WQE is in (turn_).
   void fetch();
   void apply_due_doorbells();
   // Issues the reads of QPs waiting in the fetch-ahead list while the WQE buffer has room.
@@ -98,12 +102,14 @@ class WqeFetcher : public sc_core::sc_module {
 
   WqeConfig config_;
   IcmLayout icm_;
+  ClockRef device_;
+  DeviceClock::Stage ring_;  // a doorbell takes effect, a QP can go on
+  DeviceClock::Stage turn_;  // the next WQE read is in
   Clock clock_;
   PipelineStage decode_stage_;
   PayloadPool pool_;
   SendScheduler scheduler_;  // the policy: what to read, whose turn
   std::deque<PendingDoorbell, RecyclingAllocator<PendingDoorbell>> doorbells_;  // nodes recycled
-  sc_core::sc_event doorbell_event_;
   std::vector<uint8_t> buffer_;  // one batch read's bytes
   TraceTrack trace_;
   uint32_t trace_node_ = 0;

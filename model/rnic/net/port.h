@@ -8,6 +8,7 @@
 #include <tlm>
 
 #include "model/config/config.h"
+#include "model/rnic/device_clock.h"
 #include "model/rnic/msg/protocols.h"
 #include "model/rnic/net/packet.h"
 #include "tlm/stats.h"
@@ -30,9 +31,10 @@ class Port : public sc_core::sc_module {
     double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
     bool fast = false;  // sim.fast: the wire models no contention
   };
-  Port(sc_core::sc_module_name name, const Config& config);
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
+  Port(sc_core::sc_module_name name, const Config& config, DeviceClock* clock = nullptr);
   StatGroup stats;
-  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name(), &*device_); }
 
  private:
   // Protocol targets (msg/protocols.h): a packet to send, a packet off the wire.
@@ -40,6 +42,11 @@ class Port : public sc_core::sc_module {
   void frame(int caller, Packet& packet, sc_core::sc_time& delay);
   template <typename> friend struct PacketProtocol::forward;
   template <typename> friend struct WireProtocol::forward;
+  // The same while the device runs ahead of the kernel (device_clock.h).
+  void send_ahead(Packet& packet, sc_core::sc_time& delay);
+  void receive_ahead(Packet& packet, sc_core::sc_time& delay);
+  // A received packet to the Responder (a request) or the Requester (a response).
+  inline void dispatch(Packet& packet, sc_core::sc_time& delay);
 
   PortConfig config_;
   Clock clock_;
@@ -50,6 +57,7 @@ class Port : public sc_core::sc_module {
   Counter& tx_bytes_;
   Counter& rx_packets_;
   Counter& rx_bytes_;
+  ClockRef device_;  // the device's time (device_clock.h)
 };
 
 }  // namespace rnic

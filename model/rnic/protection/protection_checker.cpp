@@ -35,7 +35,7 @@ TableCacheLabels cache_labels() {
 }  // namespace
 
 ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config& config,
-                                     const IcmLayout& icm)
+                                     const IcmLayout& icm, DeviceClock* clock)
     : sc_module(name),
       check_tsock("check_tsock", this),
       ctrl_tsock("ctrl_tsock", this),
@@ -53,7 +53,8 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
                           "generation compares confirming earlier checks (read data landing)")),
       rechecks_changed_(stats.add("rechecks_changed", "requests",
                                   "rechecks that found the MPT changed: checked again in full")),
-      cache_(cache_config(config.mpt), stats, cache_labels()) {
+      cache_(cache_config(config.mpt), stats, cache_labels()),
+      device_(clock) {
   check_stage_.set_contention(!config.fast);
   // A counter per rule of every check list (the page list's alignment is the MTT's), and per
   // success rule.
@@ -76,7 +77,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
 MptEntry* ProtectionChecker::fetch(uint32_t index, EngineSide side, sc_core::sc_time& delay) {
   if (index == 0 || index >= icm_.mpt_entries) return nullptr;  // index 0 is never allocated
   using Outcome = TableCache<MptEntry>::Outcome;
-  const uint64_t now_ps = sim_time(*this).value();
+  const uint64_t now_ps = device_->now().value();
   const auto found = cache_.lookup(index, uint32_t(side), now_ps + delay.value());
   if (found.outcome != Outcome::Miss) {
     if (found.outcome == Outcome::Merged) delay = ps(found.ready_ps - now_ps);
@@ -231,7 +232,7 @@ void ProtectionChecker::check(int caller, ProtectionRequest& request, sc_core::s
     return;
   }
   ++checks_;
-  const sc_core::sc_time now = sim_time(*this);
+  const sc_core::sc_time now = device_->now();
   const sc_core::sc_time started = now + delay;
   delay = check_stage_.pass(now + delay) - now;
   const Decision decision = handle(*req, delay);
@@ -240,7 +241,7 @@ void ProtectionChecker::check(int caller, ProtectionRequest& request, sc_core::s
   if (decision.failed()) ++failures_;
   if (Counter* c = decided_[size_t(decision.rule)]) ++*c;
   if (trace_.on()) {
-    trace_.decision_slice("protection check", started, sim_time(*this) + delay, req->trace_id,
+    trace_.decision_slice("protection check", started, device_->now() + delay, req->trace_id,
                           rule_name(decision.rule), decision.failed());
   }
   if (decisions_) report(*req, decision);

@@ -15,6 +15,7 @@
 #include "model/config/config.h"
 #include "model/instruments/decision_sink.h"
 #include "model/rnic/abi/icm.h"
+#include "model/rnic/device_clock.h"
 #include "model/rnic/msg/engine_side.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/msg/protocols.h"
@@ -39,9 +40,11 @@ class ProtectionChecker : public sc_core::sc_module {
     double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
     bool fast = false;  // sim.fast: the check pipeline models no contention
   };
-  ProtectionChecker(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
+  ProtectionChecker(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
+                    DeviceClock* clock = nullptr);
   StatGroup stats;
-  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name(), &*device_); }
   // Every check it decides goes to `sink` (coverage; null: off).
   void attach_decisions(DecisionSink* sink, uint32_t node) {
     decisions_ = sink;
@@ -92,6 +95,7 @@ class ProtectionChecker : public sc_core::sc_module {
     seen_has_parent_ = true;
   }
   void report(const ProtectionRequest& req, const Decision& decision);
+  ClockRef device_;  // the device's time (device_clock.h)
 };
 
 }  // namespace rnic

@@ -37,7 +37,8 @@ TableCacheLabels cache_labels() {
 
 }  // namespace
 
-Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm)
+Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
+         DeviceClock* clock)
     : sc_module(name),
       xlate_tsock("xlate_tsock", this),
       ctrl_tsock("ctrl_tsock", this),
@@ -53,7 +54,8 @@ Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& ic
       faults_(stats.add("faults", "requests", "translations outside the table or unreadable")),
       page_align_refusals_(stats.add("decided.R5.fr.page_align", "requests",
                                      "fast-register page lists refused for an unaligned page "
-                                     "address (docs/behaviour.md)")) {
+                                     "address (docs/behaviour.md)")),
+      device_(clock) {
   if (config_.entries_per_fetch == 0) config_.entries_per_fetch = 1;
   line_.resize(size_t(config_.entries_per_fetch) * kMttEntryBytes);
   lookup_stage_.set_contention(!config.fast);
@@ -103,7 +105,7 @@ bool Mtt::translate_range(TranslateRequest& req, sc_core::sc_time& delay) {
   // Pipelined lookups: the first page pays the full latency, each further one an interval.
   // The pipeline is taken at arrival: a miss waits in its miss-status register, not in the
   // pipeline, so later lookups hit under it.
-  const sc_core::sc_time& now = sim_time(*this);
+  const sc_core::sc_time& now = device_->now();
   const uint64_t now_ps = now.value();
   const uint64_t looked_up_ps = lookup_stage_.pass(now + delay, pages).value();
   uint64_t ready_ps = looked_up_ps;

@@ -14,8 +14,9 @@
 #include "model/config/config.h"
 #include "model/instruments/decision_sink.h"
 #include "model/rnic/abi/icm.h"
-#include "model/rnic/msg/messages.h"
+#include "model/rnic/device_clock.h"
 #include "model/rnic/msg/engine_side.h"
+#include "model/rnic/msg/messages.h"
 #include "model/rnic/msg/protocols.h"
 #include "model/rnic/util/table_cache.h"
 #include "tlm/payload_pool.h"
@@ -38,9 +39,11 @@ class Mtt : public sc_core::sc_module {
     double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
     bool fast = false;  // sim.fast: the lookup pipeline models no contention
   };
-  Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm);
+  // `clock`: the device's (null: one of its own, for a bench of this unit alone).
+  Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& icm,
+      DeviceClock* clock = nullptr);
   StatGroup stats;
-  void attach_trace(TraceSink* sink) { trace_.attach(sink, name()); }
+  void attach_trace(TraceSink* sink) { trace_.attach(sink, name(), &*device_); }
   // A fast-register's last check, the page list's alignment, goes to `sink` (coverage).
   void attach_decisions(DecisionSink* sink, uint32_t node) {
     decisions_ = sink;
@@ -74,6 +77,7 @@ class Mtt : public sc_core::sc_module {
   Counter& page_align_refusals_;  // decided.R5.fr.page_align
   DecisionSink* decisions_ = nullptr;
   uint32_t decision_node_ = 0;
+  ClockRef device_;  // the device's time (device_clock.h)
 };
 
 }  // namespace rnic
