@@ -47,7 +47,7 @@ void Switch::frame(int, Packet& arriving, sc_core::sc_time& delay) {
   // In picoseconds: one sc_time is built per packet, not one per step.
   const sc_core::sc_time now = sim_time(*this);
   BandwidthPipe& out = egress_[packet->dst_node];
-  const uint64_t bytes = wire_bytes(*packet, port_);
+  const uint64_t bytes = framed_bytes(*packet, port_);
   const uint64_t serialization = out.duration_ps(bytes);
   const uint64_t sent = to_ps(now) + to_ps(delay);
   const uint64_t earliest = (sent > serialization ? sent - serialization : 0) + link_latency_ps_;

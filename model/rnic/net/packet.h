@@ -39,6 +39,9 @@ struct Packet {
   RuleId rule = RuleId::None;  // Nak: the responder's rule that decided (abi/rules.h)
   bool invalidate = false;  // SendRequest: invalidate remote_token at the receiver
   uint64_t trace_id = 0;    // the requester's work request (tracing only; not on the wire)
+  // Bytes on the wire, headers included, as the sending port framed it (0: not sent yet); the
+  // switch and the receiving port take it from here instead of dividing by the MTU again.
+  uint64_t wire_bytes = 0;
   std::vector<uint8_t> payload;
 };
 
@@ -46,5 +49,9 @@ struct Packet {
 // Bytes a packet takes on the wire: the payload in MTU-sized packets, each with the RoCEv2
 // headers (`PortConfig::header_bytes`), plus the RETH of a request or the AETH of an ACK.
 uint64_t wire_bytes(const Packet& packet, const PortConfig& config);
+// The size as framed: `packet.wire_bytes` once a port sent it, else wire_bytes().
+inline uint64_t framed_bytes(const Packet& packet, const PortConfig& config) {
+  return packet.wire_bytes ? packet.wire_bytes : wire_bytes(packet, config);
+}
 
 }  // namespace rnic

@@ -29,6 +29,7 @@ Port::Port(sc_core::sc_module_name name, const Config& config, DeviceClock* cloc
 void Port::packet(int, Packet& sent_packet, sc_core::sc_time& delay) {
   const Packet* packet = &sent_packet;
   const uint64_t bytes = wire_bytes(*packet, config_);
+  sent_packet.wire_bytes = bytes;
   const uint64_t mtu = std::max<uint32_t>(config_.mtu_bytes, 256);
   tx_packets_ += packet->payload.empty() ? 1 : (packet->payload.size() + mtu - 1) / mtu;
   tx_bytes_ += bytes;
@@ -63,7 +64,7 @@ void Port::send_ahead(Packet& packet, sc_core::sc_time& delay) {
 
 void Port::frame(int, Packet& packet, sc_core::sc_time& delay) {
   ++rx_packets_;
-  rx_bytes_ += wire_bytes(packet, config_);
+  rx_bytes_ += framed_bytes(packet, config_);
   if (device_->ahead()) {
     receive_ahead(packet, delay);
     return;
