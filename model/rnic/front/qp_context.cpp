@@ -19,7 +19,7 @@ typename TableCache<Entry>::Config cache_config(const ContextCacheConfig& table,
 }
 
 // Askers by ContextRole.
-TableCacheLabels labels(const std::string& p) {
+TableCacheLabels context_cache_labels(const std::string& p) {
   TableCacheLabels l;
   l.askers = {"fetcher", "responder", "completion"};
   l.hits = {p + "_hits_{asker}", p + " cache hits asked by the {asker}"};
@@ -50,9 +50,9 @@ QpContext::QpContext(sc_core::sc_module_name name, const Config& config, const I
       clock_(config.clock_mhz),
       lookup_latency_(clock_.cycles(config.context.lookup_cycles)),
       qpc_(cache_config<QpcEntry>(config.context.qpc, config.context.write_back), stats,
-           labels("qpc")),
+           context_cache_labels("qpc")),
       cqc_(cache_config<CqcEntry>(config.context.cqc, config.context.write_back), stats,
-           labels("cqc")),
+           context_cache_labels("cqc")),
       qpc_table_{DmaTable::Qpc, icm.qpc_base, "QPC load", "QPC write-back"},
       cqc_table_{DmaTable::Cqc, icm.cqc_base, "CQC load", "CQC write-back"},
       device_(clock) {

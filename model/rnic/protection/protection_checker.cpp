@@ -8,7 +8,7 @@ namespace rnic {
 
 namespace {
 
-TableCache<MptEntry>::Config cache_config(const MptConfig& mpt) {
+TableCache<MptEntry>::Config mpt_cache_config(const MptConfig& mpt) {
   TableCache<MptEntry>::Config c;
   c.entries = mpt.cache_entries;
   c.ways = mpt.cache_entries;  // fully associative
@@ -17,7 +17,7 @@ TableCache<MptEntry>::Config cache_config(const MptConfig& mpt) {
 }
 
 // Askers by EngineSide.
-TableCacheLabels cache_labels() {
+TableCacheLabels mpt_cache_labels() {
   TableCacheLabels l;
   l.askers = {engine_side_name(EngineSide::Requester), engine_side_name(EngineSide::Responder)};
   l.all_hits = {"mpt_hits", "MPT cache hits"};
@@ -53,7 +53,7 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
                           "generation compares confirming earlier checks (read data landing)")),
       rechecks_changed_(stats.add("rechecks_changed", "requests",
                                   "rechecks that found the MPT changed: checked again in full")),
-      cache_(cache_config(config.mpt), stats, cache_labels()),
+      cache_(mpt_cache_config(config.mpt), stats, mpt_cache_labels()),
       device_(clock) {
   check_stage_.set_contention(!config.fast);
   // A counter per rule of every check list (the page list's alignment is the MTT's), and per

@@ -10,7 +10,7 @@ namespace rnic {
 
 namespace {
 
-TableCache<uint64_t>::Config cache_config(const MttConfig& mtt) {
+TableCache<uint64_t>::Config mtt_cache_config(const MttConfig& mtt) {
   TableCache<uint64_t>::Config c;
   c.entries = mtt.cache_entries;
   c.ways = mtt.cache_ways;
@@ -19,7 +19,7 @@ TableCache<uint64_t>::Config cache_config(const MttConfig& mtt) {
 }
 
 // Askers by EngineSide.
-TableCacheLabels cache_labels() {
+TableCacheLabels mtt_cache_labels() {
   TableCacheLabels l;
   l.askers = {engine_side_name(EngineSide::Requester), engine_side_name(EngineSide::Responder)};
   l.all_hits = {"mtt_hits", "translation cache hits"};
@@ -50,7 +50,7 @@ Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& ic
       config_(config.mtt),
       translations_(stats.add("translations", "requests", "translation requests")),
       pages_(stats.add("pages", "pages", "pages translated")),
-      cache_(cache_config(config.mtt), stats, cache_labels()),
+      cache_(mtt_cache_config(config.mtt), stats, mtt_cache_labels()),
       faults_(stats.add("faults", "requests", "translations outside the table or unreadable")),
       page_align_refusals_(stats.add("decided.R5.fr.page_align", "requests",
                                      "fast-register page lists refused for an unaligned page "
