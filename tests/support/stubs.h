@@ -205,6 +205,15 @@ class InitiatorStub : public sc_core::sc_module {
   sc_core::sc_event parked_;
 };
 
+// A test's own thread: sc_spawn of `body`, which then waits for good on `parked` instead of
+// returning (InitiatorStub says why). `parked` must outlive the simulation run.
+inline void spawn_parked(sc_core::sc_event& parked, std::function<void()> body) {
+  sc_core::sc_spawn([&parked, body] {
+    body();
+    sc_core::wait(parked);
+  });
+}
+
 // An initiator of one unit protocol whose SC_THREAD runs `script` (if set) from time zero;
 // send() calls the protocol's operation for the message's type.
 template <typename Protocol>

@@ -79,7 +79,8 @@ TEST_CASE("a bind then a read then a write keep the TLM base protocol on every P
   host::Adapter a{node_a.cpu, config.rnic, config.host_memory.size_bytes, 0, 1};
   host::Adapter b{node_b.cpu, config.rnic, config.host_memory.size_bytes, 1, 1};
 
-  sc_core::sc_spawn([&] {
+  sc_core::sc_event parked;
+  test::spawn_parked(parked, [&] {
     host::Buffer sink, src;
     host::PdHandle pd_a = 0, pd_b = 0;
     host::CqHandle cq_a = 0, cq_b = 0;

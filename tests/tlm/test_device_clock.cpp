@@ -34,6 +34,7 @@ struct Recorder {
   DeviceClock::Stage a, b;
   std::vector<Run> runs;
   std::function<void()> then_a, then_b;
+  sc_core::sc_event parked;  // the tests' threads end here (spawn_parked)
   void record(const char* name) {
     runs.push_back({name, clock.now().value(), sc_core::sc_time_stamp().value(),
                     clock.ahead_by().value()});
@@ -56,7 +57,7 @@ TEST_CASE("device clock: entries due before the kernel's next activity run in on
           "activation, each at its due time", "[tlm][device_clock]") {
   DeviceClock clock("clock");
   Recorder r(clock);
-  sc_core::sc_spawn([&] {
+  spawn_parked(r.parked, [&] {
     clock.notify(r.a, ns_(10));
     clock.notify(r.b, ns_(20));
     sc_core::wait(ns_(30));
@@ -79,7 +80,7 @@ TEST_CASE("device clock: never runs ahead past another process's activity",
   DeviceClock clock("clock");
   Recorder r(clock);
   size_t runs_seen_at_15 = 99;
-  sc_core::sc_spawn([&] {
+  spawn_parked(r.parked, [&] {
     clock.notify(r.a, ns_(10));
     clock.notify(r.b, ns_(20));
     sc_core::wait(ns_(15));
@@ -100,12 +101,12 @@ TEST_CASE("device clock: a stage's activity stops the run ahead", "[tlm][device_
   Recorder r(clock);
   sc_core::sc_event outside;
   bool outside_seen_b = true;
-  sc_core::sc_spawn([&] {
+  spawn_parked(r.parked, [&] {
     sc_core::wait(outside);
     outside_seen_b = r.runs.size() > 1;
   });
   r.then_a = [&] { outside.notify(ns_(12) - sc_core::sc_time_stamp()); };
-  sc_core::sc_spawn([&] {
+  spawn_parked(r.parked, [&] {
     clock.notify(r.a, ns_(10));
     clock.notify(r.b, ns_(20));
   });
@@ -123,7 +124,7 @@ TEST_CASE("device clock: ties in the order the stages were added, a notification
   r.then_b = [&] {
     if (++b_runs == 1) clock.notify_now(r.a);  // a, already run, is due again at once
   };
-  sc_core::sc_spawn([&] {
+  spawn_parked(r.parked, [&] {
     clock.notify(r.b, ns_(10));  // b notified first, but a was added first
     clock.notify(r.a, ns_(10));
     clock.notify(r.a, ns_(15));  // later: ignored
@@ -140,7 +141,7 @@ TEST_CASE("device clock: cancel", "[tlm][device_clock]") {
   DeviceClock clock("clock");
   Recorder r(clock);
   r.then_a = [&] { clock.cancel_due(r.b, clock.now()); };  // b's notification is seen to
-  sc_core::sc_spawn([&] {
+  spawn_parked(r.parked, [&] {
     clock.notify(r.a, ns_(10));
     clock.notify(r.b, ns_(10));
     sc_core::wait(ns_(20));

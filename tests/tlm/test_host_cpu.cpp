@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <functional>
+#include <utility>
 
 #include <systemc>
 
@@ -35,12 +36,7 @@ struct CpuBench {
   // Runs `body` in a thread of its own that then waits for good instead of returning (a
   // SystemC thread that returns can leave AddressSanitizer's idea of the main stack on its
   // freed coroutine stack: tests/support/stubs.h, InitiatorStub).
-  void spawn(std::function<void()> body) {
-    sc_core::sc_spawn([this, body] {
-      body();
-      sc_core::wait(parked);
-    });
-  }
+  void spawn(std::function<void()> body) { spawn_parked(parked, std::move(body)); }
   sc_core::sc_event parked;
 
   // A device write and, behind it, its interrupt message, both landing `delay` from now.
