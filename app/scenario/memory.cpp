@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The memory estimate behind --memory-budget (memory.h). Every size is counted from the steps
-// and the config; the per-item constants were measured on the Release build (peak RSS of
-// runs that vary one thing, /usr/bin/time -v) and rounded up.
+// and the config, at the per-item costs of memory_costs.h. The budget check and byte sizes as
+// text are in memory_budget.cpp.
 #include "app/scenario/memory.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "app/scenario/memory_costs.h"
 #include "app/scenario/parse.h"
 #include "app/scenario/text.h"
 #include "model/rnic/abi/icm.h"
@@ -18,67 +18,7 @@
 namespace rnic::app {
 
 namespace {
-
-constexpr uint64_t KiB = 1024, MiB = KiB * KiB;
-
-// The executable, the SystemC kernel and the allocator's arenas: a one-node file that does
-// nothing peaks at 10.4 MB; the rest is margin for what the parts below leave out.
-constexpr uint64_t kProcessBytes = 32 * MiB;
-// A node idle: 0.36 MB (64 nodes: 33 MB); its coroutine stacks, statistics and context
-// caches grow with use.
-constexpr uint64_t kNodeBytes = 2 * MiB;
-// Host memory keeps 4 KiB pages in a hash map, plus the driver's and the runner's page
-// lists: about 100 bytes beside each page's 4096 (1 GiB filled: 1.037 GiB), counted as 1/32.
-constexpr uint64_t kPageBytes = 4096;
-// On-chip caches (SetAssocCache): the lines and the index are allocated whole when the device
-// is built: 48.3 bytes per MTT entry and 96.3 per MPT entry measured (2^20 entries each on 8
-// nodes: 1.2 GB), counted with 8 more; an entry in use adds its node in the index.
-constexpr uint64_t kMttCacheEntryBytes = 64;   // a line also holds its fill time (non-blocking)
-constexpr uint64_t kMptCacheEntryBytes = 112;
-constexpr uint64_t kQpcCacheEntryBytes = 104;  // QP-context unit lines (running words included)
-constexpr uint64_t kCqcCacheEntryBytes = 72;
-constexpr uint64_t kWqeBufferEntryBytes = 192;  // a fetched WQE waiting on chip
-constexpr uint64_t kCacheEntryInUseBytes = 32;
-// A parsed step beyond sizeof(Step): the JSON paths of its values and its names; then its
-// result (StepResult with its strings). 10^6 `wait` steps peak at 2.8 GB in `run`.
-constexpr uint64_t kStepExtraBytes = 1 * KiB;
-constexpr uint64_t kStepResultBytes = 512;
-// --out: the results JSON is built as a tree, then as text (10^6 steps: 1.6 GB more), and
-// each node's statistics are in it.
-constexpr uint64_t kResultJsonStepBytes = 2 * KiB;
-constexpr uint64_t kResultJsonNodeBytes = 64 * KiB;
-// --trace keeps each event (40 bytes) in a vector until the end; growing it copies.
-constexpr uint64_t kTraceEventBytes = 80;
-// A request in flight in a workload: the requester's record (with its packet header) and the
-// runner's posting time.
-constexpr uint64_t kRequestRecordBytes = 512;
-// A QP of a traffic step: the driver's and the device's records of it (200,000 QPs created:
-// 56 MB, 280 bytes each), and once it has posted, the device's per-QP state (50,000 QP pairs
-// busy: 290 MB beyond that, 5.8 KiB per pair of which 4 KiB is the send ring's page, counted
-// with the queues): counted as 512 bytes and 2 KiB.
-constexpr uint64_t kTrafficQpBytes = 512;
-constexpr uint64_t kTrafficBusyQpBytes = 2 * KiB;
-// A workload step's latency histogram and the statistics it touches.
-constexpr uint64_t kWorkloadStepBytes = 256 * KiB;
-// The DMA read path books each read request (one per pcie.mrrs bytes) ahead of time and
-// drops the booking once simulated time has passed it: 49 bytes per request booked, measured
-// with the time-ordered PCIe link (a 1 GiB read: 3.07 GiB peak with pcie.mrrs 4096, 3.45 GiB
-// with 128; 32 bytes before that link), counted as 64.
-constexpr uint64_t kBookingBytes = 64;
-// dma_bench lets simulated time catch up every 4096 requests or 4 MiB (DmaBench).
-constexpr uint64_t kBenchSyncRequests = 4096;
-constexpr uint64_t kBenchSyncBytes = 4 * MiB;
-// fill_memory, expect_memory and alloc's fill work through chunks of 1 MiB (two at a time).
-constexpr uint64_t kScratchBytes = 2 * MiB;
-
-// Saturating arithmetic: a file can ask for sums beyond 2^64 (10^6 steps of 4 GiB), which
-// must read as "too much", never wrap to a small number.
-uint64_t add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-uint64_t mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
-uint64_t round_up(uint64_t v, uint64_t unit) {
-  return v % unit ? add(v - v % unit, unit) : v;
-}
-uint64_t with_page_overhead(uint64_t bytes) { return add(bytes, bytes / 32); }
+using namespace memory_costs;
 
 // What the estimate knows about a named object, from the step that created it.
 struct Object {
@@ -597,69 +537,6 @@ MemoryEstimate estimate_memory(const std::vector<const Scenario*>& scenarios,
 
 MemoryEstimate estimate_memory(const Scenario& scenario, const MemoryOptions& options) {
   return estimate_memory(std::vector<const Scenario*>{&scenario}, options);
-}
-
-std::string check_memory_budget(const MemoryEstimate& estimate, uint64_t budget) {
-  if (estimate.total <= budget) return {};
-  std::string message = "needs about " + format_size(estimate.total) +
-                        " of memory, more than the budget of " + format_size(budget) +
-                        " (--memory-budget SIZE raises it); the largest parts:";
-  size_t shown = 0;
-  for (const MemoryPart& part : estimate.parts) {
-    if (shown == 4) break;
-    ++shown;
-    message += "\n  " + part.name + ": " + format_size(part.bytes);
-    if (!part.detail.empty()) message += " (" + part.detail + ")";
-  }
-  return message;
-}
-
-bool parse_byte_size(const std::string& text, uint64_t* out) {
-  size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
-    ++i;
-  const std::string number = text.substr(0, i);
-  std::string unit;
-  for (char c : text.substr(i)) unit += char(std::tolower(static_cast<unsigned char>(c)));
-  double value = 0;
-  if (number.empty() || !parse_real(number, &value)) return false;
-  static const std::pair<const char*, double> kUnits[] = {
-      {"", 1.0},          {"b", 1.0},
-      {"k", 0x1p10},      {"kib", 0x1p10},
-      {"m", 0x1p20},      {"mib", 0x1p20},
-      {"g", 0x1p30},      {"gib", 0x1p30},
-      {"t", 0x1p40},      {"tib", 0x1p40}};
-  for (const auto& [name, scale] : kUnits) {
-    if (unit != name) continue;
-    const double bytes = std::floor(value * scale);
-    if (!(bytes >= 0) || bytes >= 0x1p64) return false;
-    // A fraction of a byte is not a size: "1.5" bytes is refused, "1.5G" is not.
-    if (scale == 1.0 && number.find('.') != std::string::npos) return false;
-    *out = uint64_t(bytes);
-    return true;
-  }
-  return false;
-}
-
-std::string format_size(uint64_t bytes) {
-  static const char* const kNames[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < KiB) return std::to_string(bytes) + " bytes";
-  double value = double(bytes);
-  size_t unit = 0;
-  // 1023.9 KiB prints as 1 MiB, not as "1024 KiB".
-  while (value >= 1023.5 && unit + 1 < sizeof kNames / sizeof kNames[0]) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  // Three significant digits, without trailing zeros: "4 GiB", "1.5 GiB", "10.2 MiB".
-  std::snprintf(text, sizeof text, "%.*f", value >= 100 ? 0 : value >= 10 ? 1 : 2, value);
-  std::string s = text;
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s + " " + kNames[unit];
 }
 
 }  // namespace rnic::app
