@@ -59,6 +59,18 @@ struct MptConfig {
   uint32_t max_outstanding_misses = 8;
 };
 
+// What decides the protection checks (docs/rtl-cosim.md): the rules in C++ (the TLM twin), an
+// RTL unit built with Verilator (the build's RNICSIM_RTL option), or both, every decision
+// compared and the run stopped at the first divergence.
+enum class ProtectionImplementation : uint8_t { Tlm, Rtl, Lockstep };
+
+struct ProtectionUnitConfig {
+  ProtectionImplementation implementation = ProtectionImplementation::Tlm;
+  // Lockstep: the checks before a divergence (and it) replayed into the RTL's waveform; bounds
+  // the VCD's size.
+  uint32_t divergence_trace_checks = 64;
+};
+
 // One table's on-chip context cache (QPC or CQC) in the QP-context unit.
 struct ContextCacheConfig {
   uint32_t cache_entries;           // entries held on chip
@@ -148,6 +160,7 @@ struct RnicConfig {
   DmaConfig dma;
   MttConfig mtt;
   MptConfig mpt;
+  ProtectionUnitConfig protection;
   QpContextConfig context;
   WqeConfig wqe;
   QpConfig qp;

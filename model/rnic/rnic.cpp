@@ -15,7 +15,7 @@ WqeFetcher::Config fetcher_config(const RnicConfig& c) {
   return {c.wqe, c.timing.clock_mhz, c.sim.fast};
 }
 ProtectionChecker::Config protection_config(const RnicConfig& c) {
-  return {c.mpt, c.timing.clock_mhz, c.sim.fast};
+  return {c.mpt, c.protection.implementation, c.timing.clock_mhz, c.sim.fast};
 }
 Mtt::Config mtt_config(const RnicConfig& c) { return {c.mtt, c.timing.clock_mhz, c.sim.fast}; }
 DmaReadEngine::Config dma_read_config(const RnicConfig& c) {

@@ -327,3 +327,113 @@ TEST_CASE("protection checker: a recheck compares MPT generations, every change 
   CHECK(counter(t.checker.stats, "rechecks_changed") == 4);  // incl. recheck(0)
   CHECK(counter(t.checker.stats, "checks") == 4);  // rechecks are not checks
 }
+
+namespace {
+
+// A unit in place of the rules (as the RTL transactor is): it refuses every access with the
+// rule it was given, and takes `cycles` per decision.
+class RefusingUnit final : public ProtectionDatapath {
+ public:
+  explicit RefusingUnit(uint32_t cycles) : cycles_(cycles) {}
+  Decision decide(DatapathCall&) override {
+    ++calls;
+    return Decision::fail(CqeStatus::RemoteAccess, RuleId::R5_read_resp_pd);
+  }
+  uint32_t last_cycles() const override { return cycles_; }
+  int calls = 0;
+
+ private:
+  uint32_t cycles_;
+};
+
+}  // namespace
+
+TEST_CASE("protection checker: a unit in place of the rules decides, its cycles time the check",
+          "[tlm][protection]") {
+  ProtectionChecker::Config config;
+  config.implementation = ProtectionImplementation::Rtl;
+  IcmLayout icm = small_icm();
+  ProtectionChecker checker("checker", config, icm);
+  SenderStub<ProtectionProtocol> requester{"requester"};
+  SenderStub<ProtectionProtocol> responder{"responder"};
+  MemoryStub memory{"memory"};
+  requester.isock.bind(checker.check_tsock);
+  responder.isock.bind(checker.check_tsock);
+  checker.dma_isock.bind(memory.tsock);
+  MptEntry mr;
+  mr.state = MptState::Valid;
+  mr.kind = MptKind::Mr;
+  mr.access = kAccessRemoteRead;
+  mr.tag = kMrTag;
+  mr.pd = kPd;
+  mr.base_va = kBase;
+  mr.length = 0x8000;
+  memory.put(icm.mpt_addr(kMr), mr, kMptEntryBytes);
+  RefusingUnit unit(10);
+  checker.use_unit(&unit);
+  ProtectionRequest miss = remote(make_token(kMr, kMrTag), kBase, 16);
+  ProtectionRequest hit = miss;
+  ProtectionRequest nothing = remote(make_token(0, 0), kBase, 16);  // index 0: never reaches it
+  sc_core::sc_time hit_delay, nothing_delay;
+  responder.script = [&] {
+    responder.send(miss);
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));
+    responder.send(hit, hit_delay);
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));
+    responder.send(nothing, nothing_delay);
+  };
+  run_simulation();
+  // The rules would grant both; the unit's answer stands.
+  CHECK(miss.status == CqeStatus::RemoteAccess);
+  CHECK(miss.rule == RuleId::R5_read_resp_pd);
+  CHECK(hit.rule == RuleId::R5_read_resp_pd);
+  CHECK(unit.calls == 2);
+  // A hit: the unit's 10 cycles at the default 500 MHz replace mpt.check_cycles (4).
+  CHECK(hit_delay == sc_core::sc_time(20, sc_core::SC_NS));
+  // A token naming no entry is the module's to answer, in mpt.check_cycles.
+  CHECK(nothing.rule == RuleId::R5_read_resp_index);
+  CHECK(nothing_delay == sc_core::sc_time(8, sc_core::SC_NS));
+  CHECK(counter(checker.stats, "rtl_checks") == 2);
+  CHECK(counter(checker.stats, "rtl_cycles") == 20);
+  CHECK(counter(checker.stats, "checks") == 3);
+}
+
+TEST_CASE("protection checker: lockstep keeps the rules' answer and stops at the first divergence",
+          "[tlm][protection]") {
+  CheckerBench t;  // the rules decide (implementation tlm): the bench's own checker
+  ProtectionChecker::Config config;
+  config.implementation = ProtectionImplementation::Lockstep;
+  ProtectionChecker checker("lockstep_checker", config, t.icm);
+  SenderStub<ProtectionProtocol> requester{"lockstep_requester"};
+  SenderStub<ProtectionProtocol> responder{"lockstep_responder"};
+  MemoryStub memory{"lockstep_memory"};
+  requester.isock.bind(checker.check_tsock);
+  responder.isock.bind(checker.check_tsock);
+  checker.dma_isock.bind(memory.tsock);
+  memory.put(t.icm.mpt_addr(kMr), t.entry(kMr), kMptEntryBytes);
+  RefusingUnit unit(4);
+  checker.use_unit(&unit);
+  ProtectionRequest refused = remote(make_token(kMr, kMrTag), kBase, 16);  // another PD: agree
+  refused.pd = kPd + 1;
+  ProtectionRequest granted = remote(make_token(kMr, kMrTag), kBase, 16);  // they differ
+  bool after_stop = false;
+  responder.script = [&] {
+    responder.send(refused);
+    responder.send(granted);
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));
+    after_stop = true;  // sc_stop() ends the run before this
+  };
+  run_simulation();
+  CHECK(refused.rule == RuleId::R5_read_resp_pd);
+  CHECK(granted.status == CqeStatus::Success);  // the rules' answer, not the unit's
+  REQUIRE(checker.first_divergence() != nullptr);
+  const DatapathDivergence& d = *checker.first_divergence();
+  CHECK(d.ordinal == 2);
+  CHECK(d.field == "status");
+  CHECK(d.unit.decision.rule == RuleId::R5_read_resp_pd);
+  CHECK(d.inputs.req.token == make_token(kMr, kMrTag));
+  CHECK(d.inputs.req.side == EngineSide::Responder);
+  CHECK_FALSE(after_stop);
+  CHECK(counter(checker.stats, "lockstep_compared") == 2);
+  CHECK(counter(checker.stats, "lockstep_diverged") == 1);
+}

@@ -54,8 +54,21 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
       rechecks_changed_(stats.add("rechecks_changed", "requests",
                                   "rechecks that found the MPT changed: checked again in full")),
       cache_(mpt_cache_config(config.mpt), stats, mpt_cache_labels()),
-      device_(clock) {
+      device_(clock),
+      implementation_(config.implementation),
+      check_cycles_(config.mpt.check_cycles) {
   check_stage_.set_contention(!config.fast);
+  if (implementation_ == ProtectionImplementation::Rtl) {
+    unit_checks_ = &stats.add("rtl_checks", "requests", "checks the RTL unit decided (a token naming no entry never reaches it)");
+    unit_cycles_total_ =
+        &stats.add("rtl_cycles", "cycles",
+                   "RTL unit cycles, request accepted to response (replacing mpt.check_cycles)");
+  } else if (implementation_ == ProtectionImplementation::Lockstep) {
+    lockstep_compared_ = &stats.add("lockstep_compared", "decisions",
+                                    "decisions the RTL unit made beside the C++ rules, compared");
+    lockstep_diverged_ = &stats.add("lockstep_diverged", "decisions",
+                                    "compared decisions on which the RTL unit differed");
+  }
   // A counter per rule of every check list (the page list's alignment is the MTT's), and per
   // success rule.
   decided_.assign(all_rules().size() + 1, nullptr);
@@ -72,6 +85,20 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
   for (RuleId rule : {RuleId::R5_bind_token_on_return, RuleId::R5_fr_success,
                       RuleId::R5_inv_success})
     add_decided(rule);
+}
+
+void ProtectionChecker::use_unit(ProtectionDatapath* unit) {
+  if (!unit || implementation_ == ProtectionImplementation::Tlm) return;
+  if (implementation_ == ProtectionImplementation::Rtl) {
+    datapath_ = unit;
+    return;
+  }
+  lockstep_ = std::make_unique<LockstepDatapath>(rules_, *unit, [this](const DatapathDivergence&) {
+    // Stop at the first divergence: the run reports it (first_divergence()) and fails.
+    divergence_time_ = device_->now();
+    sc_core::sc_stop();
+  });
+  datapath_ = lockstep_.get();
 }
 
 MptEntry* ProtectionChecker::fetch(uint32_t index, EngineSide side, sc_core::sc_time& delay) {
@@ -123,7 +150,16 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
       const MptEntry* entry = fetch(index, req.side, delay);
       if (!entry) return first_of(req.checks, CqeStatus::LocalProtection);
       note_object(req, *entry);
-      return check_local_access(*entry, req);
+      // A check changes no entry, whatever a unit says: a unit gets a copy (the rules
+      // read the cached entry in place).
+      MptEntry copy;
+      MptEntry* checked = const_cast<MptEntry*>(entry);
+      if (datapath_ != &rules_) {
+        copy = *entry;
+        checked = &copy;
+      }
+      DatapathCall call{DatapathOp::LocalAccess, &req, checked, nullptr, index, 0};
+      return decide(call);
     }
     case ProtectionOp::RemoteAccess: {
       const MptEntry* entry = fetch(index, req.side, delay);
@@ -143,7 +179,9 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
           note_parent(parent_copy);
         }
       }
-      const Decision decision = check_remote_access(copy, parent, req);
+      DatapathCall call{DatapathOp::RemoteAccess, &req, &copy,
+                        parent ? &parent_copy : nullptr, index, copy.parent_index};
+      const Decision decision = decide(call);
       if (RNICSIM_SEEDED_BUG(WrongRegion) && !decision.failed()) {
         // Seeded bug: the MTT base taken from the next MPT entry, a region the token never named.
         const MptEntry* next = fetch(index + 1, req.side, delay);
@@ -161,7 +199,8 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
         mr = *e;
       note_object(req, mw);
       note_parent(mr);
-      const Decision decision = apply_bind(index, mw, mr_index, mr, req);
+      DatapathCall call{DatapathOp::Bind, &req, &mw, &mr, index, mr_index};
+      const Decision decision = decide(call);
       if (decision.failed()) return decision;
       cache_.insert(index, mw);
       cache_.insert(mr_index, mr);
@@ -175,14 +214,14 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
       MptEntry mr;  // an index that names no entry: an MR of no kind, R5.fr.kind decides
       if (const MptEntry* e = fetch(index, req.side, delay)) mr = *e;
       note_object(req, mr);
-      const Decision decision = check_fast_register(mr, req, 4096);
-      if (!decision.failed()) req.region = Region{mr.mtt_index, 12, 0};
-      return decision;
+      DatapathCall call{DatapathOp::FastRegisterCheck, &req, &mr, nullptr, index, 0};
+      return decide(call);
     }
     case ProtectionOp::FastRegisterCommit: {
       MptEntry* mr = fetch(index, req.side, delay);
       if (!mr) return Decision::fail(CqeStatus::LocalQpOperation, RuleId::None);
-      apply_fast_register(*mr, req);
+      DatapathCall call{DatapathOp::FastRegisterCommit, &req, mr, nullptr, index, 0};
+      decide(call);
       ++generation_;
       return write_back(index, *mr, delay)
                  ? Decision::ok(RuleId::R5_fr_success)
@@ -192,7 +231,8 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
       MptEntry object;  // an index that names no entry: an object of no kind
       if (const MptEntry* e = fetch(index, req.side, delay)) object = *e;
       note_object(req, object);
-      const Decision decision = apply_invalidate(object, req);
+      DatapathCall call{DatapathOp::Invalidate, &req, &object, nullptr, index, 0};
+      const Decision decision = decide(call);
       if (decision.failed()) return decision;
       cache_.insert(index, object);
       ++generation_;
@@ -201,7 +241,9 @@ Decision ProtectionChecker::handle(ProtectionRequest& req, sc_core::sc_time& del
       if (object.kind == MptKind::Mw) {
         // The window no longer pins its MR (R5.dereg.busy, R5.inv.bound_windows).
         if (MptEntry* parent = fetch(object.parent_index, req.side, delay)) {
-          if (parent->bound_windows > 0) --parent->bound_windows;
+          DatapathCall release{DatapathOp::ReleaseWindow, &req, parent, nullptr,
+                               object.parent_index, 0};
+          decide(release);
           const MptEntry copy = *parent;
           write_back(object.parent_index, copy, delay);
         }
@@ -235,7 +277,25 @@ void ProtectionChecker::check(int caller, ProtectionRequest& request, sc_core::s
   const sc_core::sc_time now = device_->now();
   const sc_core::sc_time started = now + delay;
   delay = check_stage_.pass(now + delay) - now;
+  unit_cycles_ = 0;
+  unit_calls_ = 0;
   const Decision decision = handle(*req, delay);
+  if (unit_checks_ && unit_calls_ > 0) {
+    // The RTL's own latency replaces mpt.check_cycles (the pipeline's initiation interval
+    // stays the stage's): equal when the unit's LATENCY equals mpt.check_cycles and the check
+    // takes one pass (an invalidated window's MR release is a second). A check the unit never
+    // saw (its token names no entry) keeps mpt.check_cycles.
+    ++*unit_checks_;
+    *unit_cycles_total_ += unit_cycles_;
+    if (unit_cycles_ >= check_cycles_)
+      delay += clock_.cycles(unit_cycles_ - check_cycles_);
+    else
+      delay -= clock_.cycles(check_cycles_ - unit_cycles_);
+  }
+  if (lockstep_) {
+    lockstep_compared_->value = lockstep_->compared();
+    lockstep_diverged_->value = lockstep_->divergences();
+  }
   req->status = decision.status;
   req->rule = decision.rule;
   if (decision.failed()) ++failures_;

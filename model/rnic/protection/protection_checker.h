@@ -9,6 +9,7 @@
 // confirmed by comparing generations instead of being made again (ProtectionOp::Recheck).
 #pragma once
 
+#include <memory>
 #include <systemc>
 #include <tlm>
 
@@ -19,6 +20,7 @@
 #include "model/rnic/msg/engine_side.h"
 #include "model/rnic/msg/messages.h"
 #include "model/rnic/msg/protocols.h"
+#include "model/rnic/protection/protection_datapath.h"
 #include "model/rnic/util/table_cache.h"
 #include "tlm/payload_pool.h"
 #include "tlm/sockets.h"
@@ -37,6 +39,8 @@ class ProtectionChecker : public sc_core::sc_module {
 
   struct Config {
     MptConfig mpt;                                // mpt.*
+    // protection.implementation: Rtl and Lockstep need use_unit() before the run.
+    ProtectionImplementation implementation = ProtectionImplementation::Tlm;
     double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
     bool fast = false;  // sim.fast: the check pipeline models no contention
   };
@@ -45,6 +49,15 @@ class ProtectionChecker : public sc_core::sc_module {
                     DeviceClock* clock = nullptr);
   StatGroup stats;
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name(), &*device_); }
+  // The RTL unit (a transactor, rtl_protection_datapath.h) that decides the checks in place of
+  // the C++ rules (Rtl: its cycles replace mpt.check_cycles), or beside them (Lockstep: the
+  // rules' answers and timing stand; the first divergence stops the simulation).
+  void use_unit(ProtectionDatapath* unit);
+  // Lockstep: the first divergence (null: none), and when it happened.
+  const DatapathDivergence* first_divergence() const {
+    return lockstep_ ? lockstep_->first() : nullptr;
+  }
+  sc_core::sc_time divergence_time() const { return divergence_time_; }
   // Every check it decides goes to `sink` (coverage; null: off).
   void attach_decisions(DecisionSink* sink, uint32_t node) {
     decisions_ = sink;
@@ -61,6 +74,13 @@ class ProtectionChecker : public sc_core::sc_module {
   MptEntry* fetch(uint32_t index, EngineSide side, sc_core::sc_time& delay);
   bool write_back(uint32_t index, const MptEntry& entry, sc_core::sc_time& delay);
   Decision handle(ProtectionRequest& req, sc_core::sc_time& delay);
+  Decision decide(DatapathCall& call) {
+    if (datapath_ == &rules_) return rules_.decide(call);  // the default: a direct call
+    const Decision decision = datapath_->decide(call);
+    unit_cycles_ += datapath_->last_cycles();
+    ++unit_calls_;
+    return decision;
+  }
   void recheck(ProtectionRequest& req, sc_core::sc_time& delay);
 
   IcmLayout icm_;
@@ -96,6 +116,19 @@ class ProtectionChecker : public sc_core::sc_module {
   }
   void report(const ProtectionRequest& req, const Decision& decision);
   ClockRef device_;  // the device's time (device_clock.h)
+  // What decides (protection_datapath.h): the rules, the RTL unit, or both in lockstep.
+  ProtectionImplementation implementation_;
+  uint32_t check_cycles_;
+  RulesDatapath rules_;
+  ProtectionDatapath* datapath_ = &rules_;
+  std::unique_ptr<LockstepDatapath> lockstep_;
+  sc_core::sc_time divergence_time_;
+  uint32_t unit_cycles_ = 0;  // the unit's cycles in the current check
+  uint32_t unit_calls_ = 0;   // and its passes through the unit
+  Counter* unit_checks_ = nullptr;     // Rtl: checks the RTL decided
+  Counter* unit_cycles_total_ = nullptr;
+  Counter* lockstep_compared_ = nullptr;  // Lockstep
+  Counter* lockstep_diverged_ = nullptr;
 };
 
 }  // namespace rnic
