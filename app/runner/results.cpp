@@ -95,7 +95,9 @@ json step_json(const StepResult& s) {
 json results_json(const Scenario& scenario, const RunResult& run, uint64_t seed) {
   json config = json::object();
   for (const ParamValue& p : effective_params(scenario.config)) {
-    if (p.is_integer) {
+    if (!p.choice.empty()) {
+      config[p.key] = p.choice;
+    } else if (p.is_integer) {
       config[p.key] = uint64_t(p.value);
     } else {
       config[p.key] = p.value;

@@ -125,6 +125,16 @@ std::vector<ParamDef> build_table() {
       {"mpt.max_outstanding_misses", "misses",
        "protection table cache miss-status registers: entry reads in flight (1: a blocking cache)",
        Kind::Integer, 1, 256, Rule::Range, RNIC_PARAM_FIELD(rnic.mpt.max_outstanding_misses)},
+      {"protection.implementation", "choice",
+       "what decides the protection checks: tlm (the C++ rules), rtl (the RTL unit, built with "
+       "Verilator), lockstep (both, every decision compared; the first divergence fails the "
+       "run); docs/rtl-cosim.md",
+       Kind::Choice, 0, 2, Rule::Range, RNIC_PARAM_FIELD(rnic.protection.implementation)},
+      {"protection.divergence_trace_checks", "checks",
+       "lockstep: the checks up to a divergence replayed into the RTL waveform written beside "
+       "the report (bounds its size)",
+       Kind::Integer, 1, 4096, Rule::Range,
+       RNIC_PARAM_FIELD(rnic.protection.divergence_trace_checks)},
       {"mpt.check_cycles", "cycles", "key/PD/rights/bounds check latency", Kind::Integer, 0,
        kMaxCycles, Rule::Range, RNIC_PARAM_FIELD(rnic.mpt.check_cycles)},
       {"mpt.check_ii_cycles", "cycles",
@@ -253,10 +263,28 @@ std::string unknown_param(const std::string& key) {
   return unknown_name("config key", key, keys, " (see `rnicsim params`)");
 }
 
+const std::vector<std::string>& param_choices(const ParamDef& def) {
+  static const std::vector<std::string> none;
+  static const std::vector<std::string> implementations = {"tlm", "rtl", "lockstep"};
+  if (def.kind != Kind::Choice) return none;
+  return implementations;  // protection.implementation, the one Choice key
+}
+
+namespace {
+
+std::string choice_error(const ParamDef& def, const std::string& shown) {
+  std::string names;
+  for (const std::string& name : param_choices(def)) names += (names.empty() ? "" : ", ") + name;
+  return std::string(def.key) + ": " + shown + " is not one of " + names;
+}
+
+}  // namespace
+
 std::string set_param_value(SystemConfig& config, const std::string& key, double value,
                             bool is_integer) {
   const ParamDef* def = find_param(key);
   if (!def) return unknown_param(key);
+  if (def->kind == Kind::Choice) return choice_error(*def, format_param_value(*def, value));
   if (!std::isfinite(value)) return key + ": not a finite number";
   if (def->kind == Kind::Integer && (!is_integer || value != std::floor(value)))
     return key + ": must be an integer";
@@ -275,6 +303,16 @@ std::string set_param_value(SystemConfig& config, const std::string& key, double
 std::string set_param(SystemConfig& config, const std::string& key, const std::string& text) {
   const ParamDef* def = find_param(key);
   if (!def) return unknown_param(key);
+  if (def->kind == Kind::Choice) {
+    const std::vector<std::string>& names = param_choices(*def);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (text == names[i]) {
+        def->set(config, double(i));
+        return {};
+      }
+    }
+    return choice_error(*def, "\"" + text + "\"");
+  }
   uint64_t integer = 0;
   if (parse_unsigned(text, &integer)) {
     if (integer > (1ull << 53)) return key + ": " + text + " is out of range";
@@ -336,6 +374,10 @@ std::string check_config(const SystemConfig& config) {
 }
 
 std::string format_param_value(const ParamDef& def, double value) {
+  if (def.kind == Kind::Choice) {
+    const std::vector<std::string>& names = param_choices(def);
+    if (value >= 0 && size_t(value) < names.size()) return names[size_t(value)];
+  }
   if (std::string(def.unit) == "bitmask" && value >= 0 && value <= 0xffffffff) {
     return hex(uint64_t(value));
   }
@@ -352,7 +394,9 @@ std::string format_param_value(const ParamDef& def, double value) {
 std::vector<ParamValue> effective_params(const SystemConfig& config) {
   std::vector<ParamValue> out;
   for (const ParamDef& def : param_table()) {
-    out.push_back(ParamValue{def.key, def.kind == Kind::Integer, def.get(config)});
+    const double value = def.get(config);
+    out.push_back(ParamValue{def.key, def.kind == Kind::Integer, value,
+                             def.kind == Kind::Choice ? format_param_value(def, value) : ""});
   }
   return out;
 }

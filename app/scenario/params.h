@@ -15,7 +15,8 @@
 namespace rnic::app {
 
 struct ParamDef {
-  enum class Kind { Integer, Real };
+  // Choice: one of the names param_choices() lists, stored as its index.
+  enum class Kind { Integer, Real, Choice };
   enum class Rule { Range, PowerOfTwo };
 
   const char* key;          // "pcie.mrrs"
@@ -38,12 +39,15 @@ struct Preset {
 // Every parameter, in display order.
 const std::vector<ParamDef>& param_table();
 const ParamDef* find_param(const std::string& key);
+// The names of a Choice key's values, in index order (empty for other keys).
+const std::vector<std::string>& param_choices(const ParamDef& def);
 const std::vector<Preset>& preset_table();
 
 // "unknown config key "pcie.genx"; did you mean "pcie.gen"?" (or where the keys are listed).
 std::string unknown_param(const std::string& key);
 // All setters return an empty string on success, else the error text (no path prefix).
-// `text` is a decimal or 0x-hex integer, or a decimal real for real-valued keys.
+// `text` is a decimal or 0x-hex integer, a decimal real for real-valued keys, or a name for a
+// Choice key.
 std::string set_param(SystemConfig& config, const std::string& key, const std::string& text);
 std::string set_param_value(SystemConfig& config, const std::string& key, double value,
                             bool is_integer);
@@ -57,6 +61,7 @@ struct ParamValue {
   std::string key;
   bool is_integer;
   double value;
+  std::string choice;  // a Choice key's value by name ("" for other keys)
 };
 std::vector<ParamValue> effective_params(const SystemConfig& config);
 std::string format_param_value(const ParamDef& def, double value);

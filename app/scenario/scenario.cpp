@@ -62,8 +62,10 @@ void parse_config(const Reader& top, Scenario& sc) {
       text = v.dump();
       err = set_param_value(sc.config, it.key(), v.get<double>(), v.is_number_integer());
     } else if (v.is_string() && (v.get<std::string>().rfind("0x", 0) == 0 ||
-                                 v.get<std::string>().rfind("0X", 0) == 0)) {
-      // Hex strings as in steps ("0x" or "0X", parse_unsigned).
+                                 v.get<std::string>().rfind("0X", 0) == 0 ||
+                                 (find_param(it.key()) &&
+                                  find_param(it.key())->kind == ParamDef::Kind::Choice))) {
+      // Hex strings as in steps ("0x" or "0X", parse_unsigned); a Choice key's value by name.
       text = v.get<std::string>();
       err = set_param(sc.config, it.key(), text);
     } else {

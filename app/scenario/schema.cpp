@@ -279,12 +279,15 @@ Json config_schema() {
   for (const Preset& p : preset_table()) presets.push_back(p.name);
   for (const ParamDef& d : param_table()) keys.push_back(d.key);
   const Json number = {{"type", "number"}, {"minimum", 0}};
+  std::vector<std::string> choices;  // the names of Choice keys' values
+  for (const ParamDef& d : param_table())
+    for (const std::string& name : param_choices(d)) choices.push_back(name);
   return object_of({{"preset", names_enum(presets)},
                     {"comment", string_type()},
                     {"set",
                      {{"type", "object"},
                       {"propertyNames", names_enum(keys)},
-                      {"additionalProperties", {{"oneOf", {number, ref("hex")}}}}}}},
+                      {"additionalProperties", {{"oneOf", {number, ref("hex"), {{"enum", choices}}}}}}}}},
                    {});
 }
 

@@ -25,6 +25,18 @@ TEST_CASE("keys are unique and each setter writes what its getter reads", "[app]
     INFO(def.key);
     CHECK(seen.insert(def.key).second);
     SystemConfig config;
+    if (def.kind == ParamDef::Kind::Choice) {
+      // Set by name: every name of the choice, in index order, and never by number.
+      const std::vector<std::string>& names = param_choices(def);
+      REQUIRE(names.size() == size_t(def.max - def.min + 1));
+      for (size_t i = 0; i < names.size(); ++i) {
+        REQUIRE(set_param(config, def.key, names[i]) == "");
+        CHECK(def.get(config) == double(i));
+        CHECK(format_param_value(def, double(i)) == names[i]);
+      }
+      CHECK(set_param_value(config, def.key, 1, true) != "");
+      continue;
+    }
     // The minimum is a legal value for every rule in the table (powers of two included).
     REQUIRE(set_param_value(config, def.key, def.min, def.kind == ParamDef::Kind::Integer) == "");
     CHECK(def.get(config) == def.min);
@@ -46,6 +58,26 @@ TEST_CASE("set_param parses decimal and hex and writes the config", "[app]") {
   CHECK(c.host_memory.size_bytes == 0x80000000ull);
   CHECK(set_param(c, "link.latency_ns", "0") == "");
   CHECK(c.fabric.link_latency_ns == 0);
+}
+
+TEST_CASE("a choice key takes its names and refuses anything else", "[app]") {
+  SystemConfig c;
+  CHECK(set_param(c, "protection.implementation", "lockstep") == "");
+  CHECK(c.rnic.protection.implementation == ProtectionImplementation::Lockstep);
+  CHECK(set_param(c, "protection.implementation", "rtl") == "");
+  CHECK(c.rnic.protection.implementation == ProtectionImplementation::Rtl);
+  CHECK(set_param(c, "protection.implementation", "verilog") ==
+        "protection.implementation: \"verilog\" is not one of tlm, rtl, lockstep");
+  CHECK(set_param(c, "protection.implementation", "1") ==
+        "protection.implementation: \"1\" is not one of tlm, rtl, lockstep");
+  CHECK(c.rnic.protection.implementation == ProtectionImplementation::Rtl);
+  bool listed = false;
+  for (const ParamValue& p : effective_params(c)) {
+    if (p.key != "protection.implementation") continue;
+    listed = true;
+    CHECK(p.choice == "rtl");
+  }
+  CHECK(listed);
 }
 
 TEST_CASE("set_param refuses unknown keys, junk and out-of-range values", "[app]") {
