@@ -87,17 +87,21 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
     add_decided(rule);
 }
 
-void ProtectionChecker::use_unit(ProtectionDatapath* unit) {
+void ProtectionChecker::use_unit(ProtectionDatapath* unit, std::function<void()> diverged) {
   if (!unit || implementation_ == ProtectionImplementation::Tlm) return;
   if (implementation_ == ProtectionImplementation::Rtl) {
     datapath_ = unit;
     return;
   }
-  lockstep_ = std::make_unique<LockstepDatapath>(rules_, *unit, [this](const DatapathDivergence&) {
-    // Stop at the first divergence: the run reports it (first_divergence()) and fails.
-    divergence_time_ = device_->now();
-    sc_core::sc_stop();
-  });
+  lockstep_ = std::make_unique<LockstepDatapath>(
+      rules_, *unit, [this, diverged = std::move(diverged)](const DatapathDivergence&) {
+        // Stop at the first divergence: the run reports it (first_divergence()) and fails.
+        divergence_time_ = device_->now();
+        if (diverged)
+          diverged();
+        else
+          sc_core::sc_stop();
+      });
   datapath_ = lockstep_.get();
 }
 

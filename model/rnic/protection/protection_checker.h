@@ -9,6 +9,7 @@
 // confirmed by comparing generations instead of being made again (ProtectionOp::Recheck).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <systemc>
 #include <tlm>
@@ -51,8 +52,9 @@ class ProtectionChecker : public sc_core::sc_module {
   void attach_trace(TraceSink* sink) { trace_.attach(sink, name(), &*device_); }
   // The RTL unit (a transactor, rtl_protection_datapath.h) that decides the checks in place of
   // the C++ rules (Rtl: its cycles replace mpt.check_cycles), or beside them (Lockstep: the
-  // rules' answers and timing stand; the first divergence stops the simulation).
-  void use_unit(ProtectionDatapath* unit);
+  // rules' answers and timing stand; the first divergence calls `diverged`, by default
+  // sc_stop(): a platform that must wind its own threads down first passes its own).
+  void use_unit(ProtectionDatapath* unit, std::function<void()> diverged = nullptr);
   // Lockstep: the first divergence (null: none), and when it happened.
   const DatapathDivergence* first_divergence() const {
     return lockstep_ ? lockstep_->first() : nullptr;

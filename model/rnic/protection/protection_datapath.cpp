@@ -84,6 +84,9 @@ std::string first_difference(DatapathOp op, const DatapathAnswer& a, const Datap
 }
 
 Decision LockstepDatapath::decide(DatapathCall& call) {
+  // After the first divergence the unit is asked no more: its kept calls (the waveform's)
+  // end with the divergent one, and the run is stopping.
+  if (first_) return model_.decide(call);
   // The unit works on copies; the model on the checker's own entries and request.
   ProtectionRequest req = *call.req;
   MptEntry entry0 = *call.entry0;

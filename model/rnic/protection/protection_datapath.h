@@ -89,7 +89,7 @@ struct DatapathDivergence {
 
 // Runs `model` (whose answer the run uses and whose timing stands) and `unit` on the same
 // inputs and compares every output the op defines. On the first divergence calls `diverged`
-// (once); later calls are still compared and counted.
+// (once); after it only the model is asked.
 class LockstepDatapath final : public ProtectionDatapath {
  public:
   using DivergedFn = std::function<void(const DatapathDivergence&)>;
