@@ -2,6 +2,8 @@
 // The command table and the dispatch; parsing is in options.cpp, each command in its file.
 #include "app/cli/cli.h"
 
+#include "app/runner/rtl_units.h"
+
 #include <sys/stat.h>
 
 #include <exception>
@@ -12,6 +14,7 @@
 #include "app/cli/commands.h"
 #include "app/runner/output_files.h"
 #include "app/runner/results.h"
+#include "app/runner/rtl_units.h"
 #include "app/scenario/text.h"
 
 namespace rnic::app {
@@ -140,6 +143,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     if (o.command == "version") {
       out << "rnicsim " << version() << '\n';
+      const std::string& rtl = rtl_units().protection_description;
+      if (!rtl.empty()) out << "RTL units: " << rtl << '\n';
       return kExitPassed;
     }
     const Command& command = *find_command(o.command);

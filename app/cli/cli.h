@@ -40,6 +40,7 @@ struct CliOptions {
   bool help = false;        // COMMAND --help
   uint64_t memory_budget = kDefaultMemoryBudget;  // run, validate --memory-budget
   std::string coverage;             // run --coverage: the coverage file
+  std::string divergence_dir = "."; // run --divergence-dir: lockstep reports
   bool markdown = false;            // coverage report --markdown
   std::vector<std::string> focus;   // gen --focus: bins or prefixes
   std::string weights;              // gen --weights: {bin-or-prefix: weight}

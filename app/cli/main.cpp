@@ -9,8 +9,14 @@
 #include <vector>
 
 #include "app/cli/cli.h"
+#ifdef RNICSIM_HAVE_RTL
+#include "rtl/rtl_units.h"
+#endif
 
 int sc_main(int argc, char** argv) {
+#ifdef RNICSIM_HAVE_RTL
+  rnic::app::register_rtl_units(rnic::rtl::units());  // protection.implementation = rtl, lockstep
+#endif
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   const int status = rnic::app::run_cli(args, std::cout, std::cerr);

@@ -108,6 +108,10 @@ const std::vector<Option>& option_table() {
        "several files: one coverage, theirs together); `rnicsim coverage`\n"
        "merges and reports",
        [](CliOptions* o, const E& v, E*) { return o->coverage = v, true; }},
+      {"--divergence-dir", nullptr, "DIR", "run",
+       "protection.implementation=lockstep: where the first divergence's report\n"
+       "goes, DIR/NAME-lockstep-NODE-protection.json and .vcd (default: .)",
+       [](CliOptions* o, const E& v, E*) { return o->divergence_dir = v, true; }},
       {"--vcd", nullptr, "FILE", "run", "waveforms of key signals per node (SystemC VCD)",
        [](CliOptions* o, const E& v, E*) { return o->vcd = v, true; }},
       {"--vcd-period", nullptr, "NS", "run", "sampling period of the waveforms (default 100 ns)",

@@ -41,13 +41,19 @@ namespace {
 
 constexpr size_t kMaxNodesPerRun = 1024;  // docs/user-guide.md, Limits
 
+// The file name without its directory and ".json".
+std::string file_stem(const std::string& file) {
+  std::string name = file.substr(file.find_last_of('/') + 1);
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+    name.resize(name.size() - 5);
+  return name;
+}
+
 // DIR/NAME.json for each file (NAME: the file name without ".json"), or an error.
 bool out_dir_paths(const CliOptions& o, std::vector<std::string>* paths, std::string* error) {
   std::set<std::string> seen;
   for (const std::string& file : o.files) {
-    std::string name = file.substr(file.find_last_of('/') + 1);
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
-      name.resize(name.size() - 5);
+    const std::string name = file_stem(file);
     if (!seen.insert(name).second) {
       *error = "--out-dir: two files named " + quote(name + ".json") + " would write " +
                quote(o.out_dir + "/" + name + ".json");
@@ -160,6 +166,18 @@ int cmd_run(const CommandContext& c) {
     const std::string written = vcd_written_name(o.vcd);
     if (written != o.vcd) outputs.emplace_back("--vcd", written);
   }
+  // Lockstep: the divergence report each node could write (only the first is written).
+  std::vector<std::string> divergence_prefixes;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    divergence_prefixes.push_back(o.divergence_dir + "/" + file_stem(o.files[i]) + "-lockstep");
+    if (scenarios[i].config.rnic.protection.implementation != ProtectionImplementation::Lockstep)
+      continue;
+    for (const std::string& node : scenarios[i].nodes) {
+      for (const char* ext : {".json", ".vcd"})
+        outputs.emplace_back("--divergence-dir",
+                             divergence_prefixes.back() + "-" + node + "-protection" + ext);
+    }
+  }
   const std::string refused = check_outputs(outputs, o.files);
   if (!refused.empty()) {
     err << "rnicsim: " << refused << '\n';
@@ -211,6 +229,7 @@ int cmd_run(const CommandContext& c) {
     }
   }
   options.vcd = o.vcd;
+  options.divergence_prefixes = divergence_prefixes;
   options.vcd_period_ns = o.vcd_period_ns;
   // A progress line for long runs, only for a person watching a terminal.
   const char* force = std::getenv("RNICSIM_PROGRESS");

@@ -10,6 +10,8 @@
 #include "app/observe/sampler.h"
 #include "app/observe/vcd_probe.h"
 #include "app/runner/context.h"
+#include "app/runner/divergence_report.h"
+#include "app/runner/rtl_units.h"
 #include "app/scenario/text.h"
 
 namespace rnic::app {
@@ -96,8 +98,10 @@ class Driver : public sc_core::sc_module {
       : sc_module(name), ctx_(ctx), result_(result), end_(end) {
     SC_THREAD(run);
     set_stack_size(8u << 20);  // executors build messages and SGLs on this stack
+    process = sc_core::sc_get_current_process_handle();  // the thread just created
   }
   bool finished = false;
+  sc_core::sc_process_handle process;
 
  private:
   void run() {
@@ -140,18 +144,27 @@ class Driver : public sc_core::sc_module {
 // One scenario's platform, host driver and end of run.
 struct Instance {
   Instance(const Scenario& scenario, uint64_t seed, RunResult& result, size_t owner_prefix,
-           size_t& running)
+           size_t& running, DivergenceStop& stop)
       : system(scenario.config, scenario.nodes),
         ctx(scenario, system, seed),
         end(system, result, owner_prefix, running),
         driver("driver", ctx, result, end) {
     ctx.shared_simulation = owner_prefix > 0;
     ctx.owner_prefix = owner_prefix;
+    // An RTL protection unit per node, deciding or compared (check_supported made sure they
+    // were built).
+    const ProtectionUnitConfig& protection = scenario.config.rnic.protection;
+    if (protection.implementation == ProtectionImplementation::Tlm) return;
+    for (size_t i = 0; i < system.node_count(); ++i) {
+      units.push_back(rtl_units().make_protection(protection));
+      system.node(i).rnic.protection.use_unit(units.back().get(), [&stop] { stop.request(); });
+    }
   }
   System system;
   RunContext ctx;
   EndOfRun end;
   Driver driver;
+  std::vector<std::unique_ptr<ProtectionDatapath>> units;  // by node
 };
 
 // In a run of several scenarios, each one's modules sit under a parent of their own
@@ -159,9 +172,9 @@ struct Instance {
 class InstanceScope : public sc_core::sc_module {
  public:
   InstanceScope(sc_core::sc_module_name name, const Scenario& scenario, uint64_t seed,
-                RunResult& result, size_t& running)
+                RunResult& result, size_t& running, DivergenceStop& stop)
       : sc_module(name),
-        instance(scenario, seed, result, std::string(this->name()).size() + 1, running) {}
+        instance(scenario, seed, result, std::string(this->name()).size() + 1, running, stop) {}
   Instance instance;
 };
 
@@ -402,6 +415,8 @@ std::string unsupported_reason(const Step& step) {
 }
 
 std::string check_supported(const Scenario& scenario) {
+  const std::string rtl = check_rtl_units(scenario.config);
+  if (!rtl.empty()) return rtl;
   for (const Step& step : scenario.steps) {
     const std::string why = unsupported_reason(step);
     if (!why.empty()) return "steps[" + std::to_string(step.index) + "]: " + why;
@@ -435,6 +450,7 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
   // sc_stop() reports an info message on stdout; the summary says when the run ended.
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
+  DivergenceStop stop("divergence_stop");
   std::vector<std::unique_ptr<InstanceScope>> scopes;
   std::unique_ptr<Instance> lone;
   std::vector<Instance*> instances;
@@ -455,10 +471,10 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
       if (several) {
         const std::string scope = "s" + std::to_string(i);
         scopes.push_back(std::make_unique<InstanceScope>(scope.c_str(), *scenarios[i], seeds[i],
-                                                         result, running));
+                                                         result, running, stop));
         instances.push_back(&scopes.back()->instance);
       } else {
-        lone = std::make_unique<Instance>(*scenarios[i], seeds[i], result, 0, running);
+        lone = std::make_unique<Instance>(*scenarios[i], seeds[i], result, 0, running, stop);
         instances.push_back(lone.get());
       }
       index_of.push_back(i);
@@ -470,6 +486,8 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
     }
   }
   if (instances.empty()) return results;
+  for (Instance* instance : instances)
+    stop.watch(instance->driver.process, &instance->driver.finished);
   for (size_t k = 0; k < instances.size(); ++k) {
     const size_t i = index_of[k];
     if (i < options.decisions.size() && options.decisions[i])
@@ -500,6 +518,8 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
     }
     simulate(instances, results, steps, options.progress);
     if (probe) options.vcd_error = probe->close();
+    bool diverged = false;
+    for (Instance* instance : instances) diverged |= any_divergence(instance->system);
     for (size_t k = 0; k < instances.size(); ++k) {
       Instance& instance = *instances[k];
       RunResult& result = results[index_of[k]];
@@ -508,6 +528,18 @@ std::vector<RunResult> run_scenarios(const std::vector<const Scenario*>& scenari
         result.outcome = RunOutcome::Internal;
         result.message = "simulation stalled in step " + std::to_string(result.steps.size()) +
                          ": no more events";
+      }
+      // Lockstep: the first divergence stopped the simulation; it is the failure to report.
+      const std::string prefix = index_of[k] < options.divergence_prefixes.size()
+                                     ? options.divergence_prefixes[index_of[k]]
+                                     : "lockstep";
+      if (report_divergence(instance.system, instance.units, *scenarios[index_of[k]], prefix,
+                            result))
+        continue;
+      if (diverged && !instance.driver.finished) {
+        result.outcome = RunOutcome::Failed;
+        result.message = "stopped: an RTL unit diverged in another file of this run";
+        continue;
       }
       // The device touched host memory the request it served did not allow (R6.no_touch):
       // whatever the completions said, the scenario fails, and the monitor says so first.

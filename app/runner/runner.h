@@ -104,6 +104,9 @@ struct RunOptions {
   // Coverage: decisions[i] receives every unit decision of scenarios[i] (null or missing:
   // none attached, no cost).
   std::vector<DecisionSink*> decisions;
+  // Lockstep (protection.implementation): where scenarios[i]'s divergence report goes,
+  // divergence_prefixes[i] + "-NODE-protection.json" and ".vcd" (missing: "lockstep").
+  std::vector<std::string> divergence_prefixes;
 };
 
 // Elaborates and simulates. Call once per process (SystemC elaborates once).

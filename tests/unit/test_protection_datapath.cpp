@@ -139,7 +139,7 @@ TEST_CASE("lockstep agrees with an equal unit and keeps the model's answer") {
   CHECK(lockstep.last_cycles() == 0);  // the model's timing stands
 }
 
-TEST_CASE("lockstep reports the first divergence once, naming the field and the inputs") {
+TEST_CASE("lockstep reports the first divergence once, naming the field and the inputs, then asks only the model") {
   const auto spoil = GENERATE(SpoiledUnit::Spoil::Rule, SpoiledUnit::Spoil::TargetVa);
   RulesDatapath model;
   SpoiledUnit unit(spoil);
@@ -160,9 +160,9 @@ TEST_CASE("lockstep reports the first divergence once, naming the field and the 
   ProtectionRequest req = remote_read(refusal ? 0x50000 : 0x40010, 4);
   DatapathCall call{DatapathOp::RemoteAccess, &req, &mr, nullptr, kMrIndex, 0};
   const Decision answer = lockstep.decide(call);
-  lockstep.decide(call);
-  CHECK(lockstep.compared() == 3);
-  CHECK(lockstep.divergences() == 2);
+  lockstep.decide(call);  // after the first divergence the unit is asked no more
+  CHECK(lockstep.compared() == 2);
+  CHECK(lockstep.divergences() == 1);
   CHECK(reported == 1);
   REQUIRE(lockstep.first() != nullptr);
   const DatapathDivergence& d = *lockstep.first();
