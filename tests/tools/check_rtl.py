@@ -10,8 +10,8 @@ check_rtl.py conformance RNICSIM ROOT WORK MODE
   Prints how many files end at the same simulated time as tlm (a timing figure, not a check).
 
 check_rtl.py mutants RNICSIM_RTL_MUTANTS ROOT WORK
-  For each seeded bug of rtl/protection_checker/mutants.tsv, the conformance suite in lockstep
-  on that bug: exit 1, a "lockstep: ... diverged" line whose model or unit answer names one of
+  For each seeded bug of rtl/protection_checker/mutants.tsv, the conformance scenarios of its
+  rules (their descriptions name them) in lockstep on that bug: exit 1, a "lockstep: ... diverged" line whose model or unit answer names one of
   the bug's rules, and the report files (the inputs as JSON naming the same check; a VCD under
   1 MB holding the unit's signals). Mutant 0 (no bug) passes. Prints "killed K of N".
 """
@@ -31,8 +31,23 @@ def fail(message):
     print("FAIL: " + message)
 
 
-def run_suite(rnicsim, root, out_dir, mode, env=None, divergence_dir=None):
+def conformance_files(root, rules=None):
+    """Every conformance scenario, or those whose description names one of `rules` (the
+    suite's descriptions open with their rule IDs); all when none does."""
     files = sorted(glob.glob(os.path.join(root, "scenarios", "conformance", "*.json")))
+    if not rules:
+        return files
+    chosen = []
+    for path in files:
+        with open(path) as f:
+            head = json.load(f).get("description", "").split("]")[0]
+        if any(rule in re.split(r"[\s,\[]+", head) for rule in rules):
+            chosen.append(path)
+    return chosen or files
+
+
+def run_suite(rnicsim, root, out_dir, mode, env=None, divergence_dir=None, rules=None):
+    files = conformance_files(root, rules)
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
     cmd = [rnicsim, "run", *files, "--out-dir", out_dir, "--quiet", "--no-summary",
@@ -103,8 +118,8 @@ def mutants(binary, root, work):
         shutil.rmtree(reports, ignore_errors=True)
         os.makedirs(reports)
         env = dict(os.environ, RNICSIM_RTL_MUTANT=str(number))
-        proc, _ = run_suite(binary, root, os.path.join(work, f"m{number}"), "lockstep", env,
-                            reports)
+        proc, files = run_suite(binary, root, os.path.join(work, f"m{number}"), "lockstep",
+                                env, reports, rules)
         m = LINE.search(proc.stderr)
         if proc.returncode != 1 or not m:
             fail(f"mutant {number} ({what}): exit {proc.returncode}, no divergence line: "
@@ -133,7 +148,8 @@ def mutants(binary, root, work):
             continue
         killed += 1
         print(f"mutant {number:2d} ({what}): stopped at {m.group(1)}, model {m.group(3)}, "
-              f"unit {m.group(5)}; report {os.path.getsize(jsons[0])} B JSON, {size} B VCD")
+              f"unit {m.group(5)}; report {os.path.getsize(jsons[0])} B JSON, {size} B VCD "
+              f"({len(files)} conformance files run: those of its rules)")
     print(f"killed {killed} of {len(table)}")
     if killed != len(table):
         fail(f"only {killed} of {len(table)} seeded bugs stopped at their rule")
