@@ -21,10 +21,13 @@
 //
 // Timing
 // - Valid/ready on both channels; in order; one request per cycle when rsp_ready is high.
-// - The whole decision is combinational from the request pins into pipeline stage 0; stages
-//   1..LATENCY-1 only carry the result (the output lines as their 48 meaningful bytes, never the
-//   512-bit input lines). A request accepted at a rising edge (req_valid && req_ready) shows
-//   rsp_valid after exactly LATENCY rising edges when the pipeline is empty and rsp_ready = 1.
+// - LATENCY >= 2: the request is registered as it is taken (the input stage), the whole
+//   decision is combinational from that register into the first result stage, and the other
+//   LATENCY-2 result stages only carry the result (the output lines as their 48 meaningful
+//   bytes, never the 512-bit input lines). LATENCY 1: the decision goes from the pins into the
+//   one result stage. Either way a request accepted at a rising edge (req_valid && req_ready)
+//   shows rsp_valid after exactly LATENCY rising edges when the pipeline is empty and
+//   rsp_ready = 1.
 // - rst_n: synchronous, active low; clears the valid bits only (data registers are not reset).
 //
 // Seeded bugs (only with `define RNICSIM_RTL_MUTANTS, picked by mutant_sel; 0 = correct).
@@ -210,6 +213,66 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
 `endif
 
   // ---------------------------------------------------------------------------------------
+  // Input stage (LATENCY >= 2): the request is registered as it is taken, and the checks read
+  // the register (c_*), not the pins: the decision then starts from flops, as timing closure
+  // wants, and a cycle-based simulator evaluates it once per rising edge. LATENCY 1 decides
+  // straight from the pins. The total latency is LATENCY either way.
+  localparam bit REG_IN = LATENCY >= 2;
+  localparam int RL = REG_IN ? LATENCY - 1 : LATENCY;  // result stages after the checks
+  localparam int IW = 1465;
+  logic [15:0] c_tag;
+  logic [2:0] c_op;
+  logic [2:0] c_checks;
+  logic [31:0] c_token;
+  logic [31:0] c_mr_token;
+  logic [31:0] c_pd;
+  logic [31:0] c_qpn;
+  logic [63:0] c_va;
+  logic [63:0] c_len;
+  logic [15:0] c_access;
+  logic [15:0] c_rights;
+  logic c_zero_based;
+  logic c_by_object;
+  logic [31:0] c_page_count;
+  logic [31:0] c_fbo;
+  logic [31:0] c_index0;
+  logic [31:0] c_index1;
+  logic c_line1_present;
+  logic [511:0] c_line0;
+  logic [511:0] c_line1;
+  logic c_valid;    // c_* hold a request
+  logic res_room;   // the first result stage takes one at this edge
+  logic [IW-1:0] pins_d;
+  assign pins_d = {req_tag, req_op, req_checks, req_token, req_mr_token, req_pd, req_qpn,
+      req_va, req_len, req_access, req_rights, req_zero_based, req_by_object, req_page_count,
+      req_fbo, req_index0, req_index1, req_line1_present, req_line0, req_line1};
+  generate
+    if (REG_IN) begin : g_in
+      logic in_v;
+      logic [IW-1:0] in_q;
+      logic in_load;
+      assign in_load = res_room || !in_v;
+      always_ff @(posedge clk) begin
+        if (!rst_n) in_v <= 1'b0;
+        else if (in_load) in_v <= req_valid;
+      end
+      always_ff @(posedge clk)
+        if (in_load && req_valid) in_q <= pins_d;
+      assign {c_tag, c_op, c_checks, c_token, c_mr_token, c_pd, c_qpn, c_va, c_len, c_access,
+          c_rights, c_zero_based, c_by_object, c_page_count, c_fbo, c_index0, c_index1,
+          c_line1_present, c_line0, c_line1} = in_q;
+      assign c_valid = in_v;
+      assign req_ready = in_load;
+    end else begin : g_pins
+      assign {c_tag, c_op, c_checks, c_token, c_mr_token, c_pd, c_qpn, c_va, c_len, c_access,
+          c_rights, c_zero_based, c_by_object, c_page_count, c_fbo, c_index0, c_index1,
+          c_line1_present, c_line0, c_line1} = pins_d;
+      assign c_valid = req_valid;
+      assign req_ready = res_room;
+    end
+  endgenerate
+
+  // ---------------------------------------------------------------------------------------
   // MptEntry::decode of both lines: state above VALID reads as UNUSED, kind above MW as NONE.
   logic [7:0]  e0_state, e0_kind, e0_tag, e0_shift, e0_zb;
   logic [15:0] e0_access;
@@ -220,56 +283,56 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
   logic [31:0] e1_pd, e1_mtt, e1_cap, e1_qpn, e1_parent, e1_bw;
   logic [63:0] e1_base, e1_len;
 
-  assign e0_state  = req_line0[7:0] > rnicsim_pkg::STATE_VALID ? rnicsim_pkg::STATE_UNUSED
-                                                                : req_line0[7:0];
-  assign e0_kind   = req_line0[15:8] > rnicsim_pkg::KIND_MW ? rnicsim_pkg::KIND_NONE
-                                                             : req_line0[15:8];
-  assign e0_access = req_line0[31:16];
-  assign e0_tag    = req_line0[39:32];
-  assign e0_shift  = req_line0[47:40];
-  assign e0_zb     = req_line0[55:48];
-  assign e0_pd     = req_line0[95:64];
-  assign e0_mtt    = req_line0[127:96];
-  assign e0_base   = req_line0[191:128];
-  assign e0_len    = req_line0[255:192];
-  assign e0_cap    = req_line0[287:256];
-  assign e0_qpn    = req_line0[319:288];
-  assign e0_parent = req_line0[351:320];
-  assign e0_bw     = req_line0[383:352];
+  assign e0_state  = c_line0[7:0] > rnicsim_pkg::STATE_VALID ? rnicsim_pkg::STATE_UNUSED
+                                                                : c_line0[7:0];
+  assign e0_kind   = c_line0[15:8] > rnicsim_pkg::KIND_MW ? rnicsim_pkg::KIND_NONE
+                                                             : c_line0[15:8];
+  assign e0_access = c_line0[31:16];
+  assign e0_tag    = c_line0[39:32];
+  assign e0_shift  = c_line0[47:40];
+  assign e0_zb     = c_line0[55:48];
+  assign e0_pd     = c_line0[95:64];
+  assign e0_mtt    = c_line0[127:96];
+  assign e0_base   = c_line0[191:128];
+  assign e0_len    = c_line0[255:192];
+  assign e0_cap    = c_line0[287:256];
+  assign e0_qpn    = c_line0[319:288];
+  assign e0_parent = c_line0[351:320];
+  assign e0_bw     = c_line0[383:352];
 
-  assign e1_state  = req_line1[7:0] > rnicsim_pkg::STATE_VALID ? rnicsim_pkg::STATE_UNUSED
-                                                                : req_line1[7:0];
-  assign e1_kind   = req_line1[15:8] > rnicsim_pkg::KIND_MW ? rnicsim_pkg::KIND_NONE
-                                                             : req_line1[15:8];
-  assign e1_access = req_line1[31:16];
-  assign e1_tag    = req_line1[39:32];
-  assign e1_shift  = req_line1[47:40];
-  assign e1_zb     = req_line1[55:48];
-  assign e1_pd     = req_line1[95:64];
-  assign e1_mtt    = req_line1[127:96];
-  assign e1_base   = req_line1[191:128];
-  assign e1_len    = req_line1[255:192];
-  assign e1_cap    = req_line1[287:256];
-  assign e1_qpn    = req_line1[319:288];
-  assign e1_parent = req_line1[351:320];
-  assign e1_bw     = req_line1[383:352];
+  assign e1_state  = c_line1[7:0] > rnicsim_pkg::STATE_VALID ? rnicsim_pkg::STATE_UNUSED
+                                                                : c_line1[7:0];
+  assign e1_kind   = c_line1[15:8] > rnicsim_pkg::KIND_MW ? rnicsim_pkg::KIND_NONE
+                                                             : c_line1[15:8];
+  assign e1_access = c_line1[31:16];
+  assign e1_tag    = c_line1[39:32];
+  assign e1_shift  = c_line1[47:40];
+  assign e1_zb     = c_line1[55:48];
+  assign e1_pd     = c_line1[95:64];
+  assign e1_mtt    = c_line1[127:96];
+  assign e1_base   = c_line1[191:128];
+  assign e1_len    = c_line1[255:192];
+  assign e1_cap    = c_line1[287:256];
+  assign e1_qpn    = c_line1[319:288];
+  assign e1_parent = c_line1[351:320];
+  assign e1_bw     = c_line1[383:352];
 
   // Bits no rule reads: the token indexes (the caller fetched the lines; Bind's new token
-  // takes its index from req_index0), index bits a token shifts out, and the line bytes
+  // takes its index from c_index0), index bits a token shifts out, and the line bytes
   // decode leaves alone (7, 48..63).
   /* verilator lint_off UNUSEDSIGNAL */
   logic unused_ok;
-  assign unused_ok = &{1'b0, req_token[31:8], req_mr_token[31:8], req_index0[31:24],
-                       req_line0[63:56], req_line0[511:384], req_line1[63:56],
-                       req_line1[511:384]};
+  assign unused_ok = &{1'b0, c_token[31:8], c_mr_token[31:8], c_index0[31:24],
+                       c_line0[63:56], c_line0[511:384], c_line1[63:56],
+                       c_line1[511:384]};
   /* verilator lint_on UNUSEDSIGNAL */
 
   // Decoded facts the checks read.
   logic [7:0] tok_tag, mr_tok_tag;          // token_tag(req.token), token_tag(req.mr_token)
   logic e0_valid, e0_free, e0_mw, e0_fast, e0_region, e1_valid, e1_region;
   logic ask_remote_write, rights_remote, rights_rw, rights_lw;
-  assign tok_tag = req_token[7:0];
-  assign mr_tok_tag = req_mr_token[7:0];
+  assign tok_tag = c_token[7:0];
+  assign mr_tok_tag = c_mr_token[7:0];
   assign e0_valid = e0_state == rnicsim_pkg::STATE_VALID;
   assign e0_free = e0_state == rnicsim_pkg::STATE_FREE;
   assign e0_mw = e0_kind == rnicsim_pkg::KIND_MW;
@@ -277,30 +340,30 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
   assign e0_region = e0_kind == rnicsim_pkg::KIND_MR || e0_fast;    // is_region()
   assign e1_valid = e1_state == rnicsim_pkg::STATE_VALID;
   assign e1_region = e1_kind == rnicsim_pkg::KIND_MR || e1_kind == rnicsim_pkg::KIND_FAST_MR;
-  assign ask_remote_write = (req_access & rnicsim_pkg::ACCESS_REMOTE_WRITE) != 16'd0;
+  assign ask_remote_write = (c_access & rnicsim_pkg::ACCESS_REMOTE_WRITE) != 16'd0;
   assign rights_remote =
-      (req_rights & (rnicsim_pkg::ACCESS_REMOTE_READ | rnicsim_pkg::ACCESS_REMOTE_WRITE)) != 16'd0;
-  assign rights_rw = (req_rights & rnicsim_pkg::ACCESS_REMOTE_WRITE) != 16'd0;
-  assign rights_lw = (req_rights & rnicsim_pkg::ACCESS_LOCAL_WRITE) != 16'd0;
+      (c_rights & (rnicsim_pkg::ACCESS_REMOTE_READ | rnicsim_pkg::ACCESS_REMOTE_WRITE)) != 16'd0;
+  assign rights_rw = (c_rights & rnicsim_pkg::ACCESS_REMOTE_WRITE) != 16'd0;
+  assign rights_lw = (c_rights & rnicsim_pkg::ACCESS_LOCAL_WRITE) != 16'd0;
 
   // ---------------------------------------------------------------------------------------
-  // Local access (check_local_access): list req_checks, LOCAL_PROTECTION. Source and
+  // Local access (check_local_access): list c_checks, LOCAL_PROTECTION. Source and
   // ReceiveSge hold one rule each (R5.write.source, R5.recv.key) that every check names.
   logic        la_fail;
   logic [3:0]  la_k;
   logic [15:0] la_write, la_sink;
-  assign la_write = req_access & rnicsim_pkg::ACCESS_LOCAL_WRITE;
-  assign la_sink = req_access & rnicsim_pkg::ACCESS_READ_SINK;
+  assign la_write = c_access & rnicsim_pkg::ACCESS_LOCAL_WRITE;
+  assign la_sink = c_access & rnicsim_pkg::ACCESS_READ_SINK;
   always_comb begin
     la_fail = 1'b1;
     la_k = 4'd0;
     if (!e0_region || e0_tag != tok_tag || !e0_valid)
       la_k = 4'd0;                                       // R5.read.sink.valid
-    else if (!mut[2] && e0_pd != req_pd)
+    else if (!mut[2] && e0_pd != c_pd)
       la_k = 4'd1;                                       // R5.read.sink.pd
     else if ((e0_access & la_write) != la_write)
       la_k = 4'd2;                                       // R5.read.sink.local_write
-    else if (!range_inside(req_va, req_len, e0_base, e0_len, mut[1]))
+    else if (!range_inside(c_va, c_len, e0_base, e0_len, mut[1]))
       la_k = 4'd3;                                       // R5.read.sink.bounds
     else if ((e0_access & la_sink) != la_sink)
       la_k = 4'd4;                                       // R5.read.sink.read_sink
@@ -318,9 +381,9 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
   logic [63:0] rm_va, rm_len;
   assign rm_list = ask_remote_write ? LIST_REMOTE_WRITE : LIST_REMOTE_READ;
   assign rm_zb = e0_mw && e0_zb != 8'd0;                 // zero-based window: va is an offset
-  assign rm_sum = {1'b0, req_va} + {1'b0, e0_base};      // carry: va > UINT64_MAX - base_va
-  assign rm_va = rm_zb ? rm_sum[63:0] : req_va;
-  assign rm_len = (mut[7] && req_len != 64'd0) ? req_len - 64'd1 : req_len;
+  assign rm_sum = {1'b0, c_va} + {1'b0, e0_base};      // carry: va > UINT64_MAX - base_va
+  assign rm_va = rm_zb ? rm_sum[63:0] : c_va;
+  assign rm_len = (mut[7] && c_len != 64'd0) ? c_len - 64'd1 : c_len;
   always_comb begin
     rm_fail = 1'b1;
     rm_k = 4'd0;
@@ -330,15 +393,15 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
       rm_k = 4'd1;                                       // R5.read.resp.tag
     else if (!e0_valid)
       rm_k = 4'd2;                                       // R5.read.resp.valid
-    else if (!mut[4] && e0_pd != req_pd)
+    else if (!mut[4] && e0_pd != c_pd)
       rm_k = 4'd3;                                       // R5.read.resp.pd
-    else if (!mut[5] && e0_mw && e0_qpn != req_qpn)
+    else if (!mut[5] && e0_mw && e0_qpn != c_qpn)
       rm_k = 4'd4;                                       // R5.read.resp.window_qp
-    else if (!mut[6] && (e0_access & req_access) != req_access)
+    else if (!mut[6] && (e0_access & c_access) != c_access)
       rm_k = 4'd5;                                       // R5.read.resp.rights
     else if ((rm_zb && rm_sum[64]) || !range_inside(rm_va, rm_len, e0_base, e0_len, 1'b0))
       rm_k = 4'd6;                                       // R5.read.resp.bounds
-    else if (e0_mw && !(req_line1_present && e1_valid))
+    else if (e0_mw && !(c_line1_present && e1_valid))
       rm_k = 4'd2;                                       // R5.read.resp.valid (the parent MR)
     else
       rm_fail = 1'b0;
@@ -357,11 +420,11 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
       bd_k = 4'd1;                                       // R5.bind.rebind
     else if (!e1_region || e1_tag != mr_tok_tag || !e1_valid)
       bd_k = 4'd2;                                       // R5.bind.mr_valid
-    else if (e0_pd != req_pd || e1_pd != req_pd)
+    else if (e0_pd != c_pd || e1_pd != c_pd)
       bd_k = 4'd3;                                       // R5.bind.pd
-    else if (!mut[9] && req_va == 64'd0)
+    else if (!mut[9] && c_va == 64'd0)
       bd_k = 4'd4;                                       // R5.bind.va_zero
-    else if (!range_inside(req_va, req_len, e1_base, e1_len, 1'b0))
+    else if (!range_inside(c_va, c_len, e1_base, e1_len, 1'b0))
       bd_k = 4'd5;                                       // R5.bind.range
     else if (!rights_remote)
       bd_k = 4'd6;                                       // R5.bind.rights_required
@@ -374,7 +437,7 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
   logic        fr_fail;
   logic [3:0]  fr_k;
   logic [63:0] fr_room;   // page_count x 4096 - fbo (fbo < 4096 once R5.fr.fbo passed)
-  assign fr_room = {20'd0, req_page_count, 12'd0} - {32'd0, req_fbo};
+  assign fr_room = {20'd0, c_page_count, 12'd0} - {32'd0, c_fbo};
   always_comb begin
     fr_fail = 1'b1;
     fr_k = 4'd0;
@@ -385,13 +448,13 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
       fr_k = 4'd1;                                       // R5.fr.kind
     else if (!e0_free)
       fr_k = 4'd2;                                       // R5.fr.free
-    else if (e0_pd != req_pd)
+    else if (e0_pd != c_pd)
       fr_k = 4'd3;                                       // R5.fr.pd
-    else if (req_page_count == 32'd0 || (!mut[10] && req_page_count > e0_cap))
+    else if (c_page_count == 32'd0 || (!mut[10] && c_page_count > e0_cap))
       fr_k = 4'd4;                                       // R5.fr.capacity
-    else if (req_fbo[31:12] != 20'd0 || {20'd0, req_va[11:0]} != req_fbo)
+    else if (c_fbo[31:12] != 20'd0 || {20'd0, c_va[11:0]} != c_fbo)
       fr_k = 4'd5;                                       // R5.fr.fbo (R5.fr.va_zero)
-    else if (req_len > fr_room)
+    else if (c_len > fr_room)
       fr_k = 4'd6;                                       // R5.fr.length
     else if (rights_rw && !rights_lw)
       fr_k = 4'd7;                                       // R2.remote_write_implies_local
@@ -410,11 +473,11 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
       iv_k = 4'd0;                                       // R5.inv.normal_mr
     else if (!e0_valid)
       iv_k = 4'd1;                                       // R5.inv.valid
-    else if (!mut[12] && !req_by_object && e0_tag != tok_tag)
+    else if (!mut[12] && !c_by_object && e0_tag != tok_tag)
       iv_k = 4'd2;                                       // R5.inv.token
     else if (!mut[11] && e0_fast && e0_bw != 32'd0)
       iv_k = 4'd3;                                       // R5.inv.bound_windows
-    else if (e0_pd != req_pd || (e0_mw && e0_qpn != req_qpn))
+    else if (e0_pd != c_pd || (e0_mw && e0_qpn != c_qpn))
       iv_k = 4'd4;                                       // R5.inv.pd_qp
     else
       iv_fail = 1'b0;
@@ -438,24 +501,24 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
     o0_bw = e0_bw;
     o0_base = e0_base;
     o0_len = e0_len;
-    case (req_op)
+    case (c_op)
       rnicsim_pkg::OP_BIND: begin                        // R5.bind.token_on_return
         o0_state = rnicsim_pkg::STATE_VALID;
         o0_tag = tok_tag;                                // the consumer's new tag
-        o0_base = req_va;
-        o0_len = req_len;
-        o0_access = req_rights;                          // R5.bind.window_rights
-        o0_qpn = req_qpn;
-        o0_parent = req_index1;
-        o0_zb = {7'd0, req_zero_based};                  // R5.bind.zero_based
+        o0_base = c_va;
+        o0_len = c_len;
+        o0_access = c_rights;                          // R5.bind.window_rights
+        o0_qpn = c_qpn;
+        o0_parent = c_index1;
+        o0_zb = {7'd0, c_zero_based};                  // R5.bind.zero_based
       end
       rnicsim_pkg::OP_FR_COMMIT: begin                   // R5.fr.success, R5.fr.rights
         o0_state = rnicsim_pkg::STATE_VALID;
         o0_tag = tok_tag;
-        o0_base = req_va;
-        o0_len = req_len;
+        o0_base = c_va;
+        o0_len = c_len;
         o0_shift = 8'd12;
-        o0_access = (e0_access & rnicsim_pkg::ACCESS_REMOTE_ALLOWED) | req_rights;
+        o0_access = (e0_access & rnicsim_pkg::ACCESS_REMOTE_ALLOWED) | c_rights;
         o0_bw = 32'd0;
       end
       rnicsim_pkg::OP_INVALIDATE: o0_state = rnicsim_pkg::STATE_FREE;   // R5.inv.success
@@ -488,13 +551,13 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
     d_new_token = 32'd0;
     d_write0 = 1'b0;
     d_write1 = 1'b0;
-    case (req_op)
+    case (c_op)
       rnicsim_pkg::OP_LOCAL_ACCESS:
         if (la_fail) begin
           d_status = rnicsim_pkg::STATUS_LOCAL_PROTECTION;
-          d_rule = check_rule(req_checks, la_k);
+          d_rule = check_rule(c_checks, la_k);
         end else begin                                   // region_of(entry), the va
-          d_target_va = req_va;
+          d_target_va = c_va;
           d_mtt = e0_mtt;
           d_shift = e0_shift;
           d_page_base = page_base(e0_base, e0_shift[5:0]);
@@ -516,7 +579,7 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
           d_rule = check_rule(LIST_BIND, bd_k);
         end else begin                                   // R5.bind.token_on_return
           d_rule = rnicsim_pkg::RULE_R5_bind_token_on_return;
-          d_new_token = {req_index0[23:0], tok_tag};     // make_token(mw index, new tag)
+          d_new_token = {c_index0[23:0], tok_tag};     // make_token(mw index, new tag)
           d_write0 = 1'b1;
           d_write1 = 1'b1;                               // the MR: one more bound window
         end
@@ -547,50 +610,50 @@ module rnicsim_protection_checker #(parameter int LATENCY = 4) (   // LATENCY >=
   end
 
   // ---------------------------------------------------------------------------------------
-  // Elastic pipeline: LATENCY stages of {valid, payload}. A stage loads when it is empty or
+  // Elastic pipeline: RL result stages of {valid, payload}. A stage loads when it is empty or
   // everything after it moves on (ready runs back combinationally: full throughput).
   localparam int PW = 16 + 8 + 16 + 64 + 32 + 8 + 64 + 32 + 1 + 1 + 2 * LINE_BITS;
 
   logic [PW-1:0] stage0_d;
-  assign stage0_d = {req_tag, d_status, d_rule, d_target_va, d_mtt, d_shift, d_page_base,
+  assign stage0_d = {c_tag, d_status, d_rule, d_target_va, d_mtt, d_shift, d_page_base,
                      d_new_token, d_write0, d_write1, out_line0, out_line1};
 
-  logic [LATENCY-1:0]        v_q;      // stage i holds a request
-  logic [LATENCY*PW-1:0]     data_q;   // stage i's payload at [i*PW +: PW]
-  logic [LATENCY-1:0]        load;     // stage i takes what is before it at this edge
-  logic [LATENCY:0]          v_in;     // before stage i: the request pins (i = 0), stage i-1
-  logic [(LATENCY+1)*PW-1:0] d_in;
+  logic [RL-1:0]        v_q;      // stage i holds a request
+  logic [RL*PW-1:0]     data_q;   // stage i's payload at [i*PW +: PW]
+  logic [RL-1:0]        load;     // stage i takes what is before it at this edge
+  logic [RL:0]          v_in;     // before stage i: the checked request (i = 0), stage i-1
+  logic [(RL+1)*PW-1:0] d_in;
   logic                      room;
 
-  assign v_in = {v_q, req_valid};
+  assign v_in = {v_q, c_valid};
   assign d_in = {data_q, stage0_d};
 
   always_comb begin
     room = rsp_ready;
-    for (int i = LATENCY - 1; i >= 0; i--) begin
+    for (int i = RL - 1; i >= 0; i--) begin
       room = room || !v_q[i];
       load[i] = room;
     end
   end
-  assign req_ready = load[0];
+  assign res_room = load[0];
 
   always_ff @(posedge clk) begin
     if (!rst_n) v_q <= '0;
     else
-      for (int i = 0; i < LATENCY; i++)
+      for (int i = 0; i < RL; i++)
         if (load[i]) v_q[i] <= v_in[i];
   end
 
   always_ff @(posedge clk) begin
-    for (int i = 0; i < LATENCY; i++)
+    for (int i = 0; i < RL; i++)
       if (load[i] && v_in[i]) data_q[i*PW +: PW] <= d_in[i*PW +: PW];
   end
 
   logic [LINE_BITS-1:0] q_line0, q_line1;
-  assign rsp_valid = v_q[LATENCY-1];
+  assign rsp_valid = v_q[RL-1];
   assign {rsp_tag, rsp_status, rsp_rule, rsp_target_va, rsp_mtt_index, rsp_page_shift,
           rsp_page_base_va, rsp_new_token, rsp_write0, rsp_write1, q_line0, q_line1} =
-      data_q[(LATENCY-1)*PW +: PW];
+      data_q[(RL-1)*PW +: PW];
   assign rsp_line0 = {{(rnicsim_pkg::MPT_LINE_BITS - LINE_BITS){1'b0}}, q_line0};
   assign rsp_line1 = {{(rnicsim_pkg::MPT_LINE_BITS - LINE_BITS){1'b0}}, q_line1};
 
