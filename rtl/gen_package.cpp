@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
       {"STATUS_REMOTE_ACCESS", CqeStatus::RemoteAccess},
   };
   for (const auto& s : statuses) param(out, "logic [7:0]", s.name, unsigned(s.status));
-  std::fprintf(out, "  // Rule IDs (rsp_rule): docs/behaviour.md, in docs/spec-rules.tsv's order\n");
+  std::fprintf(out,
+               "  // Rule IDs (rsp_rule): docs/behaviour.md, in docs/spec-rules.tsv's order\n");
   param(out, "logic [15:0]", "RULE_NONE", 0);
 #define RNIC_RULE_PARAM(e, s) param(out, "logic [15:0]", "RULE_" #e, unsigned(RuleId::e));
   RNIC_RULE_IDS(RNIC_RULE_PARAM)

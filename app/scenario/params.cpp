@@ -376,7 +376,7 @@ std::string check_config(const SystemConfig& config) {
 std::string format_param_value(const ParamDef& def, double value) {
   if (def.kind == Kind::Choice) {
     const std::vector<std::string>& names = param_choices(def);
-    if (value >= 0 && size_t(value) < names.size()) return names[size_t(value)];
+    if (value >= 0 && value < double(names.size())) return names[size_t(value)];
   }
   if (std::string(def.unit) == "bitmask" && value >= 0 && value <= 0xffffffff) {
     return hex(uint64_t(value));

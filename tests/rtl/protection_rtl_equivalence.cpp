@@ -121,8 +121,8 @@ std::string hex_line(const uint8_t* b) {
 
 void print_request(const Stimulus& s) {
   std::fprintf(stderr,
-               "  request: op %s checks %u token 0x%08x mr_token 0x%08x pd 0x%x qpn 0x%x va 0x%016" PRIx64
-               " len 0x%016" PRIx64 " access 0x%x rights 0x%x zero_based %d by_object %d"
+               "  request: op %s checks %u token 0x%08x mr_token 0x%08x pd 0x%x qpn 0x%x"
+               " va 0x%016" PRIx64 " len 0x%016" PRIx64 " access 0x%x rights 0x%x zero_based %d by_object %d"
                " page_count %u fbo %u index0 0x%x index1 0x%x line1_present %d\n",
                op_name(s.op), s.checks, s.token, s.mr_token, s.pd, s.qpn, s.va, s.len, s.access,
                s.rights, s.zero_based, s.by_object, s.page_count, s.fbo, s.index0, s.index1,
@@ -331,8 +331,9 @@ int main(int argc, char** argv) {
       } while (!t.rsp_valid && n <= latency + 4);
       if (n != latency) {
         std::fprintf(stderr,
-                     "protection_rtl_equivalence: DIVERGENCE: latency %" PRIu64 " cycles, expected %"
-                     PRIu64 "\n", n, latency);
+                     "protection_rtl_equivalence: DIVERGENCE: latency %" PRIu64
+                     " cycles, expected %" PRIu64 "\n",
+                     n, latency);
         return 1;
       }
       ++latency_probes;

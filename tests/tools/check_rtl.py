@@ -11,8 +11,8 @@ check_rtl.py conformance RNICSIM ROOT WORK MODE
 
 check_rtl.py mutants RNICSIM_RTL_MUTANTS ROOT WORK
   For each seeded bug of rtl/protection_checker/mutants.tsv, the conformance scenarios of its
-  rules (their descriptions name them) in lockstep on that bug: exit 1, a "lockstep: ... diverged" line whose model or unit answer names one of
-  the bug's rules, and the report files (the inputs as JSON naming the same check; a VCD under
+  rules (their descriptions name them) in lockstep on that bug: exit 1, a "lockstep: ...
+  diverged" line whose model or unit answer names one of the bug's rules, and the report files (the inputs as JSON naming the same check; a VCD under
   1 MB holding the unit's signals). Mutant 0 (no bug) passes. Prints "killed K of N".
 """
 import glob

@@ -139,7 +139,9 @@ TEST_CASE("lockstep agrees with an equal unit and keeps the model's answer") {
   CHECK(lockstep.last_cycles() == 0);  // the model's timing stands
 }
 
-TEST_CASE("lockstep reports the first divergence once, naming the field and the inputs, then asks only the model") {
+TEST_CASE(
+    "lockstep reports the first divergence once, naming the field and the inputs, then asks "
+    "only the model") {
   const auto spoil = GENERATE(SpoiledUnit::Spoil::Rule, SpoiledUnit::Spoil::TargetVa);
   RulesDatapath model;
   SpoiledUnit unit(spoil);

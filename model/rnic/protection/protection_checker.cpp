@@ -59,7 +59,9 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
       check_cycles_(config.mpt.check_cycles) {
   check_stage_.set_contention(!config.fast);
   if (implementation_ == ProtectionImplementation::Rtl) {
-    unit_checks_ = &stats.add("rtl_checks", "requests", "checks the RTL unit decided (a token naming no entry never reaches it)");
+    unit_checks_ = &stats.add("rtl_checks", "requests",
+                              "checks the RTL unit decided (a token naming no entry never "
+                              "reaches it)");
     unit_cycles_total_ =
         &stats.add("rtl_cycles", "cycles",
                    "RTL unit cycles, request accepted to response (replacing mpt.check_cycles)");
