@@ -20,7 +20,8 @@ struct RtlUnits {
   // `path`: "" or why not.
   std::function<std::string(const ProtectionDatapath& unit, const std::string& path)>
       write_protection_vcd;
-  // "rtl/protection_checker/protection_checker.sv, Verilator 5.006, LATENCY 4" (--version).
+  // "rtl/protection_checker/protection_decide.sv rtl/protection_checker/protection_checker.sv,
+  // Verilator 5.006, LATENCY 4" (--version).
   std::string protection_description;
 };
 

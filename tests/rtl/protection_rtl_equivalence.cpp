@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Equivalence of rtl/protection_checker/protection_checker.sv (rnicsim_protection_checker,
+// Equivalence of rtl/protection_checker/ (rnicsim_protection_checker,
 // Verilated with --cc) and the C++ rule functions of model/rnic/protection/protection_rules.cpp.
 //
 // Random requests over the seven ops, on entries built to pass every check and then disturbed

@@ -48,7 +48,8 @@ class RtlProtectionDatapath final : public ProtectionDatapath {
   uint64_t bad_answers() const { return bad_answers_; }
   // The unit's declared latency in cycles (its LATENCY parameter, as built).
   static uint32_t latency_cycles();
-  // "rtl/protection_checker/protection_checker.sv, Verilator 5.006, LATENCY 4".
+  // "rtl/protection_checker/protection_decide.sv rtl/protection_checker/protection_checker.sv,
+  // Verilator 5.006, LATENCY 4": the sources as built.
   static std::string description();
   // True in a build with the seeded bugs.
   static bool has_mutants();
