@@ -395,6 +395,7 @@ TEST_CASE("protection checker: a unit in place of the rules decides, its cycles 
   CHECK(nothing_delay == sc_core::sc_time(8, sc_core::SC_NS));
   CHECK(counter(checker.stats, "rtl_checks") == 2);
   CHECK(counter(checker.stats, "rtl_cycles") == 20);
+  CHECK(counter(checker.stats, "rtl_bad_answers") == 0);
   CHECK(counter(checker.stats, "checks") == 3);
 }
 

@@ -65,6 +65,10 @@ ProtectionChecker::ProtectionChecker(sc_core::sc_module_name name, const Config&
     unit_cycles_total_ =
         &stats.add("rtl_cycles", "cycles",
                    "RTL unit cycles, request accepted to response (replacing mpt.check_cycles)");
+    unit_bad_answers_ =
+        &stats.add("rtl_bad_answers", "requests",
+                   "RTL answers taken as LocalQpOperation failures: no response in 10,000 "
+                   "cycles, or a status or rule the pin contract lacks");
   } else if (implementation_ == ProtectionImplementation::Lockstep) {
     lockstep_compared_ = &stats.add("lockstep_compared", "decisions",
                                     "decisions the RTL unit made beside the C++ rules, compared");
@@ -293,6 +297,7 @@ void ProtectionChecker::check(int caller, ProtectionRequest& request, sc_core::s
     // saw (its token names no entry) keeps mpt.check_cycles.
     ++*unit_checks_;
     *unit_cycles_total_ += unit_cycles_;
+    unit_bad_answers_->value = datapath_->bad_answers();
     if (unit_cycles_ >= check_cycles_)
       delay += clock_.cycles(unit_cycles_ - check_cycles_);
     else

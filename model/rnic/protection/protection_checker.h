@@ -129,6 +129,7 @@ class ProtectionChecker : public sc_core::sc_module {
   uint32_t unit_calls_ = 0;   // and its passes through the unit
   Counter* unit_checks_ = nullptr;     // Rtl: checks the RTL decided
   Counter* unit_cycles_total_ = nullptr;
+  Counter* unit_bad_answers_ = nullptr;
   Counter* lockstep_compared_ = nullptr;  // Lockstep
   Counter* lockstep_diverged_ = nullptr;
 };

@@ -53,6 +53,8 @@ class ProtectionDatapath {
   // Cycles the last decide() took inside the unit; 0 for an untimed one (the checker's
   // mpt.check_cycles then stand for it).
   virtual uint32_t last_cycles() const { return 0; }
+  // Answers the unit gave that the contract cannot mean (taken as failures), so far.
+  virtual uint64_t bad_answers() const { return 0; }
 };
 
 // The rules of protection_rules.h.

@@ -45,7 +45,7 @@ class RtlProtectionDatapath final : public ProtectionDatapath {
   uint64_t cycles() const { return cycles_; }
   // Answers the pins could not mean (a status or rule the contract lacks, no answer in
   // timeout_cycles): each is taken as a LocalQpOperation failure with no rule.
-  uint64_t bad_answers() const { return bad_answers_; }
+  uint64_t bad_answers() const override { return bad_answers_; }
   // The unit's declared latency in cycles (its LATENCY parameter, as built).
   static uint32_t latency_cycles();
   // "rtl/protection_checker/protection_decide.sv rtl/protection_checker/protection_checker.sv,
