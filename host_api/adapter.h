@@ -226,8 +226,12 @@ class Adapter {
 
   // Runs the device's DMA benchmark engine over `window` (a contiguous buffer: allocated
   // without scatter); waits until it has finished. Latencies in ps go to `latency_ps`.
+  // `translate`: the window's pages are entered in the translation table for the run (as a
+  // driver maps a buffer in the IOMMU) and every read is translated from its address in the
+  // window, at the window's page size.
   NTSTATUS RunDmaBench(const Buffer& window, uint32_t size, uint64_t count, uint32_t outstanding,
-                       bool random, uint64_t seed, LatencyHistogram* latency_ps);
+                       bool random, uint64_t seed, LatencyHistogram* latency_ps,
+                       bool translate = false);
 
   // --- completions ---
   // Non-blocking: copies up to `max` new completions out of the CQ ring.

@@ -330,7 +330,7 @@ bool Adapter::QpPeer(QpHandle qp, uint32_t* node, uint32_t* qpn) const {
 
 NTSTATUS Adapter::RunDmaBench(const Buffer& window, uint32_t size, uint64_t count,
                               uint32_t outstanding, bool random, uint64_t seed,
-                              LatencyHistogram* latency_ps) {
+                              LatencyHistogram* latency_ps, bool translate) {
   if (window.pages.empty() || size == 0 || size > window.size || outstanding == 0) {
     set_error("benchmark size must be 1..window bytes");
     return STATUS_INVALID_PARAMETER;
@@ -350,7 +350,27 @@ NTSTATUS Adapter::RunDmaBench(const Buffer& window, uint32_t size, uint64_t coun
   request.random = random;
   request.seed = seed;
   request.latency_ps = latency_ps;
+  uint32_t mtt_index = 0;
+  const uint32_t mtt_count = uint32_t(window.pages.size());
+  if (translate) {
+    Impl& s = *impl_;
+    if (!s.mtt.allocate(mtt_count, &mtt_index)) {
+      set_error("MTT table full", RuleId::R3_insufficient_resources);
+      return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    for (uint32_t i = 0; i < mtt_count; ++i) {
+      uint8_t raw[kMttEntryBytes];
+      for (unsigned b = 0; b < 8; ++b) raw[b] = uint8_t(window.pages[i] >> (8 * b));
+      s.cpu.mem_write(s.icm.mtt_addr(mtt_index + i), raw, kMttEntryBytes);
+    }
+    request.translate = true;
+    request.region.mtt_index = mtt_index;
+    request.region.page_shift = window.page_size == 4096 ? 12 : 21;
+    request.region.page_base_va = window.va;
+    request.va = window.va;
+  }
   impl_->cpu.run_dma_bench(request);
+  if (translate) impl_->mtt.release(mtt_index, mtt_count);
   if (!request.ok) {
     set_error("a benchmark read failed");
     return STATUS_DATA_ERROR;

@@ -10,12 +10,14 @@ namespace {
 
 // The cached tables and the names their units give the sides asking. The QP-context unit's
 // "fetcher" reads QP contexts for the requester side (the context travels on with each WQE),
-// so its lookups are the requester's.
+// so its lookups are the requester's. The MTT's "dma_bench" asker is the benchmark engine's
+// translated reads (dma_bench with "translate").
 constexpr const char* kTables[] = {"mtt", "mpt", "qpc", "cqc"};
 constexpr std::pair<const char*, const char*> kSides[] = {{"requester", "requester"},
                                                           {"fetcher", "requester"},
                                                           {"responder", "responder"},
-                                                          {"completion", "completion"}};
+                                                          {"completion", "completion"},
+                                                          {"dma_bench", "dma_bench"}};
 
 double hit_rate(uint64_t hits, uint64_t lookups) {
   return lookups ? double(hits) / double(lookups) : 1.0;

@@ -292,14 +292,16 @@ void exec_write_stream(RunContext& ctx, const Step& step, StepResult& result) {
 void exec_dma_bench(RunContext& ctx, const Step& step, StepResult& result) {
   host::Adapter& a = ctx.adapter(step.node_index);
   host::Buffer window;
-  uint32_t status = a.AllocBuffer(step.window, 4096, false, host::BufferFill::Zero, 0, &window);
+  uint32_t status = a.AllocBuffer(step.window, uint32_t(step.page_size), false,
+                                  host::BufferFill::Zero, 0, &window);
   LatencyHistogram latency;
   const CounterWindow::Snapshot before = ctx.counter_window().take();
   const double start_ns = now_ns();
   const uint64_t deltas_before = workload_deltas();
   if (status == ndk::STATUS_SUCCESS) {
     status = a.RunDmaBench(window, uint32_t(step.size), step.count, uint32_t(step.outstanding),
-                           step.random_pattern, ctx.seed() + step.index, &latency);
+                           step.random_pattern, ctx.seed() + step.index, &latency,
+                           step.translate);
     a.FreeBuffer(window);  // each dma_bench step has a window of its own, never a pile of them
   }
   if (!ctx.check_status(step, status, a, result)) return;

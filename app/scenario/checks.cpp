@@ -173,6 +173,10 @@ void parse_dma_bench(const Reader& r, Step& s) {
     r.fail("pattern", "must be \"sequential\" or \"random\"");
   s.random_pattern = pattern == "random";
   s.outstanding = r.literal_or("outstanding", 1, 1, kMaxOutstanding);
+  s.translate = r.boolean_or("translate", false);
+  s.page_size = r.literal_or("page_size", 4096, 1, 1ull << 30);
+  if (s.page_size != 4096 && s.page_size != 2097152) r.fail("page_size", "must be 4096 or 2097152");
+  if (s.page_size != 4096 && !s.translate) r.fail("page_size", "only with \"translate\": true");
   s.metrics = parse_metrics(r);
 }
 

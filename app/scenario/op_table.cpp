@@ -238,6 +238,10 @@ const std::vector<OpInfo>& op_table() {
         {"window", F::Literal},
         {"pattern", F::Pattern},
         {"outstanding", F::Literal},
+        {"translate", F::Boolean, false,
+         "each read's address goes through the device's translation cache (the IOMMU of the "
+         "pcie-bench-gen3x8 preset)"},
+        {"page_size", F::PageSize, false, "page size of the window's translation (translate)"},
         {"expect", F::MetricBounds}},
        parse_dma_bench},
       {"traffic",

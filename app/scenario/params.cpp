@@ -120,6 +120,10 @@ std::vector<ParamDef> build_table() {
       {"mtt.max_outstanding_misses", "misses",
        "translation cache miss-status registers: line reads in flight (1: a blocking cache)",
        Kind::Integer, 1, 256, Rule::Range, RNIC_PARAM_FIELD(rnic.mtt.max_outstanding_misses)},
+      {"mtt.walk_ns", "ns",
+       "0: a translation miss reads its line of entries by DMA over PCIe; N: a miss is a page "
+       "walk of N ns beside host memory, no PCIe traffic (an IOMMU in place of the MTT)",
+       Kind::Integer, 0, kMaxNs, Rule::Range, RNIC_PARAM_FIELD(rnic.mtt.walk_ns)},
       {"mpt.cache_entries", "entries", "protection table cache entries (fully associative)",
        Kind::Integer, 1, 1 << 20, Rule::Range, RNIC_PARAM_FIELD(rnic.mpt.cache_entries)},
       {"mpt.max_outstanding_misses", "misses",

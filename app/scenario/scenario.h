@@ -156,6 +156,7 @@ struct Step {
   Fill fill = Fill::None;
   uint8_t fill_byte = 0;
   bool random_pattern = false;  // dma_bench pattern
+  bool translate = false;       // dma_bench: through the device's translation (an IOMMU)
   bool expect_overflow = false; // poll: the CQ must have overflowed (an error otherwise)
   std::string kind;             // dma_bench kind
   std::vector<FlowSpec> flows;  // traffic (its `ops` is `count`)

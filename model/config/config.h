@@ -49,6 +49,11 @@ struct MttConfig {
   uint32_t lookup_ii_cycles = 1;  // initiation interval: a new page lookup at most this often
   uint32_t entries_per_fetch = 8; // MTT entries fetched per miss (one 64 B line of 8 B entries)
   uint32_t max_outstanding_misses = 8;  // miss-status registers: line fills in flight (1: blocking)
+  // 0: a miss reads its line of entries by DMA over PCIe (a NIC's own table in host memory).
+  // N: a miss is a page walk of N ns beside host memory and no PCIe traffic: an IOMMU
+  // standing in for the MTT (the pcie-bench-gen3x8 preset), its walks in flight bounded by
+  // max_outstanding_misses.
+  uint32_t walk_ns = 0;
 };
 
 struct MptConfig {

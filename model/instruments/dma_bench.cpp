@@ -12,6 +12,7 @@ DmaBench::DmaBench(sc_core::sc_module_name name)
     : sc_module(name),
       control_tsock("control_tsock", this),
       read_isock("read_isock"),
+      xlate_isock("xlate_isock"),
       stats(std::string(this->name())),
       segment_(1),
       requests_(stats.add("requests", "requests", "benchmark DMA reads issued")),
@@ -42,8 +43,10 @@ void DmaBench::run(int, DmaBenchRequest& request, sc_core::sc_time& delay) {
   sc_core::sc_time last = start;
   const uint64_t slots = req->window / req->size;
   const uint64_t random_lines = (req->window - req->size) / 64 + 1;
+  TranslateRequest xlate;
+  xlate.region = req->region;
   DmaRequest read;
-  read.segments = &segment_;
+  read.segments = req->translate ? &xlate.segments : &segment_;
   read.data = buffer_.data();
   read.source = DmaSource::Dma;
   req->ok = true;
@@ -59,6 +62,15 @@ void DmaBench::run(int, DmaBenchRequest& request, sc_core::sc_time& delay) {
     }
     ++unsynced;
     sc_core::sc_time d = issue - now;
+    if (req->translate) {
+      xlate.va = req->va + offset;
+      xlate.length = req->size;
+      xlate_isock->translate(xlate, d);
+      if (!xlate.ok) {
+        req->ok = false;
+        break;
+      }
+    }
     read_isock->move(read, d);
     const sc_core::sc_time done = now + d;
     in_flight.release(done);

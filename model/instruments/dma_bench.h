@@ -4,7 +4,10 @@
 // or at random 64 B-aligned offsets, keeping `outstanding` requests in flight, and adds the
 // latency of each (issue to last completion) to a histogram: what it keeps does not grow with
 // the count (statistics, no record per request). Requests go through the DmaReadEngine, so
-// MRRS splitting and the read-tag pool apply as for any device read.
+// MRRS splitting and the read-tag pool apply as for any device read. With `translate` each
+// read's address is first translated by the MTT (pcie-bench's IOMMU runs: the
+// pcie-bench-gen3x8 preset sizes the MTT's cache and walks as the IOMMU's); the read is
+// issued once its translation is ready.
 #pragma once
 
 #include <vector>
@@ -27,6 +30,11 @@ struct DmaBenchRequest {
   uint32_t outstanding = 1;
   bool random = false;
   uint64_t seed = 1;
+  // Translated reads: [va, va + window) maps through `region` (the MTT standing in for an
+  // IOMMU); the window's physical pages need not be the ones `base` names.
+  bool translate = false;
+  Region region;
+  uint64_t va = 0;
   // Results
   LatencyHistogram* latency_ps = nullptr;  // one sample per request
   sc_core::sc_time finished;               // absolute time the last request completed
@@ -52,6 +60,7 @@ class DmaBench : public sc_core::sc_module {
  public:
   ProtocolTargetSocket<DmaBenchProtocol, DmaBench> control_tsock;  // from the host
   ProtocolInitiatorSocket<DataMoveProtocol> read_isock;            // to the DmaReadEngine
+  ProtocolInitiatorSocket<TranslationProtocol> xlate_isock;        // to the Mtt (translate)
 
   explicit DmaBench(sc_core::sc_module_name name);
   StatGroup stats;

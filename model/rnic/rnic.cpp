@@ -126,6 +126,9 @@ Rnic::Rnic(sc_core::sc_module_name name, const RnicConfig& config, uint32_t node
   bind(responder.qp_event_isock, requester.qp_event_tsock);
   bind(requester.qp_event_isock, responder.qp_event_tsock);
   bind(responder.cq_isock, completion.cqe_tsock);
+
+  // The benchmark's translated reads ask the MTT third (its statistics count by caller).
+  bind(bench.xlate_isock, mtt.xlate_tsock);
 }
 
 void Rnic::attach_decisions(DecisionSink* sink) {

@@ -21,17 +21,23 @@ TableCache<uint64_t>::Config mtt_cache_config(const MttConfig& mtt) {
 // Askers by EngineSide.
 TableCacheLabels mtt_cache_labels() {
   TableCacheLabels l;
-  l.askers = {engine_side_name(EngineSide::Requester), engine_side_name(EngineSide::Responder)};
+  // By caller index (model/rnic/rnic.cpp binds them in this order): the two engines, then
+  // the DMA benchmark engine's translated reads (dma_bench "translate").
+  l.askers = {engine_side_name(EngineSide::Requester), engine_side_name(EngineSide::Responder),
+              "dma_bench"};
   l.all_hits = {"mtt_hits", "translation cache hits"};
-  l.all_misses = {"mtt_misses", "translation cache misses (a DMA read each)"};
+  l.all_misses = {"mtt_misses", "translation cache misses (a DMA read or a walk each)"};
   l.all_merged = {"mtt_merged", "lookups of a line whose read was in flight: no read of their own"};
   l.hits = {"mtt_hits_{asker}", "translation cache hits asked by the {asker}"};
-  l.misses = {"mtt_misses_{asker}", "translation cache misses asked by the {asker} (a DMA read each)"};
+  l.misses = {"mtt_misses_{asker}",
+              "translation cache misses asked by the {asker} (a DMA read or a walk each)"};
   l.merged = {"mtt_merged_{asker}",
               "translation cache lookups by the {asker} merged into a read in flight"};
   l.stall = {"miss_register_stall_ps", "time misses waited for a free miss-status register"};
-  l.fill = {"miss_fill_ns", "translation cache miss: the DMA read of its entry line"};
-  l.in_flight = {"misses_outstanding", "line reads in flight (at most mtt.max_outstanding_misses)"};
+  l.fill = {"miss_fill_ns",
+            "translation cache miss: the DMA read of its entry line (or the walk, mtt.walk_ns)"};
+  l.in_flight = {"misses_outstanding",
+                 "line reads (or walks) in flight (at most mtt.max_outstanding_misses)"};
   return l;
 }
 
@@ -58,13 +64,14 @@ Mtt::Mtt(sc_core::sc_module_name name, const Config& config, const IcmLayout& ic
       device_(clock) {
   if (config_.entries_per_fetch == 0) config_.entries_per_fetch = 1;
   line_.resize(size_t(config_.entries_per_fetch) * kMttEntryBytes);
+  walk_ps_ = uint64_t(config_.walk_ns) * 1000;
   lookup_stage_.set_contention(!config.fast);
 }
 
-bool Mtt::entry(uint32_t index, EngineSide side, uint64_t now_ps, uint64_t* phys,
+bool Mtt::entry(uint32_t index, uint32_t asker, uint64_t now_ps, uint64_t* phys,
                 uint64_t& at_ps) {
   if (index >= icm_.mtt_entries) return false;
-  const auto found = cache_.lookup(index, uint32_t(side), at_ps);
+  const auto found = cache_.lookup(index, asker, at_ps);
   if (found.outcome != TableCache<uint64_t>::Outcome::Miss) {
     *phys = *found.entry;
     at_ps = found.ready_ps;
@@ -74,12 +81,21 @@ bool Mtt::entry(uint32_t index, EngineSide side, uint64_t now_ps, uint64_t* phys
   const uint32_t per_line = config_.entries_per_fetch;
   const uint32_t first = index / per_line * per_line;
   const uint32_t count = std::min(per_line, icm_.mtt_entries - first);
-  sc_core::sc_time delay = ps(found.ready_ps - now_ps);
-  const DmaAuthority table = DmaAuthority::of_table(DmaTable::Mtt, first, count);
-  const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mtt_addr(first),
-                               line_.data(), count * kMttEntryBytes, DmaSource::MttTable, &table,
-                               delay);
-  const uint64_t filled_ps = now_ps + delay.value();
+  uint64_t filled_ps = 0;
+  bool ok = false;
+  if (walk_ps_) {
+    // An IOMMU's walk (mtt.walk_ns): the root complex reads the host's page tables beside
+    // memory, so the walk costs its own time and no TLP; the entries are what the driver
+    // wrote, read functionally.
+    ok = read_line_functional(icm_.mtt_addr(first), count * kMttEntryBytes);
+    filled_ps = found.ready_ps + walk_ps_;
+  } else {
+    sc_core::sc_time delay = ps(found.ready_ps - now_ps);
+    const DmaAuthority table = DmaAuthority::of_table(DmaTable::Mtt, first, count);
+    ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, icm_.mtt_addr(first), line_.data(),
+                      count * kMttEntryBytes, DmaSource::MttTable, &table, delay);
+    filled_ps = now_ps + delay.value();
+  }
   cache_.end_miss(found, now_ps, filled_ps, ok);
   if (!ok) return false;
   for (uint32_t i = 0; i < count; ++i) {
@@ -95,7 +111,17 @@ bool Mtt::entry(uint32_t index, EngineSide side, uint64_t now_ps, uint64_t* phys
   return true;
 }
 
-bool Mtt::translate_range(TranslateRequest& req, sc_core::sc_time& delay) {
+bool Mtt::read_line_functional(uint64_t addr, uint32_t length) {
+  tlm::tlm_generic_payload gp;
+  gp.set_command(tlm::TLM_READ_COMMAND);
+  gp.set_address(addr);
+  gp.set_data_ptr(line_.data());
+  gp.set_data_length(length);
+  gp.set_streaming_width(length);
+  return dma_isock->transport_dbg(gp) == length;
+}
+
+bool Mtt::translate_range(TranslateRequest& req, uint32_t asker, sc_core::sc_time& delay) {
   req.segments.clear();
   const Region& r = req.region;
   PageWalk walk;
@@ -113,7 +139,7 @@ bool Mtt::translate_range(TranslateRequest& req, sc_core::sc_time& delay) {
     uint64_t phys = 0;
     // The pages' misses are issued together: each starts when the lookups are done.
     uint64_t at_ps = looked_up_ps;
-    if (!entry(walk.entry(), req.side, now_ps, &phys, at_ps)) return false;
+    if (!entry(walk.entry(), asker, now_ps, &phys, at_ps)) return false;
     ready_ps = std::max(ready_ps, at_ps);
     const PageWalk::Segment s = walk.next(phys);
     req.segments.push_back({s.addr, s.length});
@@ -181,7 +207,7 @@ void Mtt::translate(int caller, TranslateRequest& req, sc_core::sc_time& delay) 
   req.side = side_of(caller);
   ++translations_;
   const TraceScope slice(trace_, "translate", req.trace_id, delay);
-  req.ok = translate_range(req, delay);
+  req.ok = translate_range(req, uint32_t(caller), delay);
   if (!req.ok) ++faults_;
 }
 

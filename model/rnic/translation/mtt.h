@@ -2,7 +2,8 @@
 // Memory translation table: virtual pages of a region -> physical pages. The table lives in
 // host memory (8-byte entries); a set-associative LRU table cache (util/table_cache.h;
 // mtt.cache_entries x ways) sits in front, and a miss reads one aligned line of entries
-// (mtt.entries_per_fetch) by DMA. The cache is non-blocking: up to mtt.max_outstanding_misses
+// (mtt.entries_per_fetch) by DMA, or, with mtt.walk_ns, is an IOMMU's page walk of that
+// time beside host memory. The cache is non-blocking: up to mtt.max_outstanding_misses
 // line reads in flight, hits under misses, and a lookup of a line already being read waits
 // for that read (merged). The address arithmetic is the page walk's (page_walk.h).
 // Fast-register loads a page array from host memory into the table (write-through).
@@ -29,7 +30,8 @@ namespace rnic {
 
 class Mtt : public sc_core::sc_module {
  public:
-  ProtocolTargetSocket<TranslationProtocol, Mtt> xlate_tsock;  // from the Requester, Responder
+  // From the Requester, the Responder and the DmaBench (translated benchmark reads).
+  ProtocolTargetSocket<TranslationProtocol, Mtt> xlate_tsock;
   // Context changes (MTT ranges rewritten).
   ProtocolTargetSocket<ContextChangeProtocol, Mtt> ctrl_tsock;
   InitiatorSocket<Mtt> dma_isock;       // MTT table in host memory
@@ -57,16 +59,20 @@ class Mtt : public sc_core::sc_module {
   void context_changed(int caller, ContextChange& change, sc_core::sc_time& delay);
   template <typename> friend struct TranslationProtocol::forward;
   template <typename> friend struct ContextChangeProtocol::forward;
-  bool translate_range(TranslateRequest& req, sc_core::sc_time& delay);
+  // `asker`: the caller's index, whose cache statistics count the lookups.
+  bool translate_range(TranslateRequest& req, uint32_t asker, sc_core::sc_time& delay);
   bool load_pages(PageListLoad& req, sc_core::sc_time& delay);
   // Entry `index` for a lookup leaving the pipeline at `at_ps` (the unit's time being
   // `now_ps`); `at_ps` grows to when the entry is on chip (a miss or a merged miss).
-  bool entry(uint32_t index, EngineSide side, uint64_t now_ps, uint64_t* phys, uint64_t& at_ps);
+  bool entry(uint32_t index, uint32_t asker, uint64_t now_ps, uint64_t* phys, uint64_t& at_ps);
+  // The bytes of a walk (mtt.walk_ns), through the debug path: no time, no TLP.
+  bool read_line_functional(uint64_t addr, uint32_t length);
 
   IcmLayout icm_;
   Clock clock_;
   PipelineStage lookup_stage_;
   MttConfig config_;
+  uint64_t walk_ps_ = 0;  // mtt.walk_ns; 0: misses read their line by DMA
   PayloadPool pool_;
   std::vector<uint8_t> line_;
   TraceTrack trace_;
