@@ -206,11 +206,13 @@ std::vector<ParamDef> build_table() {
        Kind::Integer, 0, 7, Rule::Range, RNIC_PARAM_FIELD(rnic.qp.rnr_retry_count)},
       {"qp.rnr_timer_ns", "ns", "wait before each RNR retry", Kind::Integer, 0, kMaxNs, Rule::Range,
        RNIC_PARAM_FIELD(rnic.qp.rnr_timer_ns)},
-      {"port.gbps", "Gb/s", "line rate", Kind::Integer, 1, 1600, Rule::Range,
+      {"port.gbps", "Gb/s", "data rate after line encoding (FDR InfiniBand: 54.55)", Kind::Real,
+       1, 1600, Rule::Range,
        RNIC_PARAM_FIELD(rnic.port.gbps)},
       {"port.mtu", "bytes", "payload per packet: read responses are segmented here", Kind::Integer,
        256, 4096, Rule::PowerOfTwo, RNIC_PARAM_FIELD(rnic.port.mtu_bytes)},
-      {"port.header_bytes", "bytes", "per-packet headers, preamble and IFG (RoCEv2)", Kind::Integer,
+      {"port.header_bytes", "bytes",
+       "per-packet bytes on the wire besides the payload (RoCEv2 82, InfiniBand 34)", Kind::Integer,
        0, 1024, Rule::Range, RNIC_PARAM_FIELD(rnic.port.header_bytes)},
       {"port.pipeline_cycles", "cycles", "transmit or receive pipeline latency", Kind::Integer, 0,
        kMaxCycles, Rule::Range, RNIC_PARAM_FIELD(rnic.port.pipeline_cycles)},
@@ -238,26 +240,6 @@ const ParamDef* find_param(const std::string& key) {
     if (key == def.key) return &def;
   }
   return nullptr;
-}
-
-const std::vector<Preset>& preset_table() {
-  static const std::vector<Preset> presets = {
-      {"default", "ConnectX-5-like device, PCIe gen3 x16, 100 Gb/s port (the struct defaults)", {}},
-      {"pcie-bench-gen3x8",
-       "the pcie-bench measurement setup (Neugebauer et al., SIGCOMM 2018): PCIe gen3 x8, MPS "
-       "256, MRRS 512, an FPGA-class DMA engine (8-byte channels), a 64-entry fully "
-       "associative translation cache standing in for the IOMMU TLB",
-       {{"pcie.gen", "3"},
-        {"pcie.lanes", "8"},
-        {"pcie.mps", "256"},
-        {"pcie.mrrs", "512"},
-        {"pcie.read_latency_ns", "530"},
-        {"dma.read_bytes_per_cycle", "8"},
-        {"dma.read_channels", "4"},
-        {"mtt.cache_entries", "64"},
-        {"mtt.cache_ways", "64"}}},
-  };
-  return presets;
 }
 
 std::string unknown_param(const std::string& key) {

@@ -120,9 +120,16 @@ struct QpConfig {
 };
 
 struct PortConfig {
-  uint32_t gbps = 100;             // line rate
+  // Data rate after line encoding: 100GbE's 100; FDR InfiniBand's 4 x 14.0625 Gb/s at 64b/66b
+  // is 54.55 (a real number for that reason).
+  double gbps = 100;
   uint32_t mtu_bytes = 4096;       // payload per packet: read responses are segmented here
-  uint32_t header_bytes = 66;      // Eth+IP+UDP+BTH+ICRC, preamble and IFG per packet (RoCEv2)
+  // Bytes per packet on the wire besides the payload (the RETH of a request and the AETH of a
+  // response are added to it). RoCEv2: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 +
+  // FCS 4, with the preamble 8 and the minimum inter-frame gap 12: 82. InfiniBand (the
+  // connectx3, connect-ib and connectx6 presets): LRH 8 + BTH 12 + ICRC 4 + VCRC 2, with
+  // about 8 of link framing: 34.
+  uint32_t header_bytes = 82;
   uint32_t pipeline_cycles = 16;   // transmit or receive pipeline latency
 };
 
