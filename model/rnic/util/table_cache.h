@@ -141,7 +141,9 @@ class TableCache {
       while (!releases_.empty() && *releases_.begin() < now_ps) releases_.erase(releases_.begin());
       releases_.insert(released);
     }
-    in_flight_->hold(now_ps, miss.ready_ps, filled_ps);
+    // Occupancy as the pool holds its registers: a miss granted ahead of earlier bookings
+    // counts at its first-come slot, as if the two had swapped (never above the registers).
+    in_flight_->hold(now_ps, miss.slot_ps, released);
     if (ok) fill_->add_ps(filled_ps - miss.asked_ps);
   }
 
