@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `traffic` workload: many connections busy at once (docs/scenario-format.md, "traffic").
 // It builds what its flows need through the host API, a driver would (a PD per node, CQs,
-// connected QP pairs, buffers and MRs), then posts on every QP with room, round-robin or at
-// random, within each flow's window, from this one driver thread for every node: posting
-// costs no simulated time, so the nodes' posts do not wait for each other.
+// connected QP pairs, buffers and MRs), then keeps each flow's window of operations in flight,
+// from this one driver thread for every node: posting costs no simulated time, so the nodes'
+// posts do not wait for each other. round_robin posts on the next QP with room; random draws
+// a QP among all of the flow's for every operation, busy or not (FaSST's rc-swarm issuers), and
+// an operation drawn for a full QP waits for that QP's next completion.
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -30,6 +32,7 @@ constexpr uint64_t kCheckEvery = 16;
 struct QpPair {
   host::QpHandle src = 0, dst = 0;
   uint32_t in_flight = 0;
+  uint32_t waiting = 0;   // random: operations drawn for this QP while it was full
   uint64_t measured = 0;  // operations completed in the measured window
 };
 
@@ -56,9 +59,11 @@ struct Flow {
   uint32_t local_token = 0;
   std::vector<Region> regions;
   uint64_t slots_per_region = 1;
-  std::deque<uint32_t> ready;  // pairs with room, in posting order
+  std::deque<uint32_t> ready;  // round_robin: pairs with room, in posting order
   std::vector<uint32_t> free_slots;
   std::vector<Slot> slots;
+  // in_flight: operations of the window, posted or waiting for their QP (random); posted:
+  // operations handed to the adapter (operation j's region and slot follow from j).
   uint64_t in_flight = 0, posted = 0, completed = 0;
   uint64_t measured = 0;  // completed in the measured window
 };
@@ -99,6 +104,7 @@ class Traffic {
   std::vector<host::CqHandle> make_cqs(Flow& flow, uint32_t node, uint64_t depth_needed);
   bool post_receive(Flow& flow, uint32_t pair, uint32_t k);
   bool post(Flow& flow);
+  bool post_on(Flow& flow, uint32_t pair_index);
   bool take(Flow& flow, const ndk::NDK_RESULT_EX& r, bool receive);
   bool check_bytes(Flow& flow, const Slot& slot, uint64_t local_offset);
   bool poll_node(uint32_t node, bool* any);
@@ -278,60 +284,78 @@ bool Traffic::post_receive(Flow& flow, uint32_t pair, uint32_t k) {
   return false;
 }
 
-// Posts on the flow's next pairs with room while its window and the step allow.
+// Fills the flow's window while the step allows. round_robin: the next pair with room.
+// random: a pair drawn uniformly among all the flow's pairs for every operation, as FaSST's
+// rc-swarm issuers pick a QP per request (Kalia et al., "FaSST", OSDI 2016, Section 3): a pair
+// with room takes it at once, a full one keeps it waiting until its next completion.
 bool Traffic::post(Flow& flow) {
   const FlowSpec& f = *flow.spec;
-  while (posted_ < target_ && flow.in_flight < f.window && !flow.ready.empty()) {
-    size_t pick = 0;
+  while (posted_ < target_ && flow.in_flight < f.window) {
+    uint32_t pair_index = 0;
     if (step_.random_select) {
-      pick = size_t(rng_() % flow.ready.size());
-      std::swap(flow.ready[pick], flow.ready.front());
+      pair_index = uint32_t(rng_() % flow.pairs.size());
+      QpPair& pair = flow.pairs[pair_index];
+      if (pair.in_flight >= f.outstanding) {
+        ++pair.waiting;
+        ++flow.in_flight;
+        ++posted_;
+        continue;
+      }
+    } else {
+      if (flow.ready.empty()) break;
+      pair_index = flow.ready.front();
+      flow.ready.pop_front();
     }
-    const uint32_t pair_index = flow.ready.front();
-    flow.ready.pop_front();
-    QpPair& pair = flow.pairs[pair_index];
-    const uint32_t slot_index = flow.free_slots.back();
-    flow.free_slots.pop_back();
-    Slot& slot = flow.slots[slot_index];
-    slot.pair = pair_index;
-    slot.posted = sc_core::sc_time_stamp();
-    // Operations go round-robin over the regions, walking each (or at random inside it).
-    slot.region = uint32_t(flow.posted % flow.regions.size());
-    const uint64_t walked = flow.posted / flow.regions.size();
-    const uint64_t offset =
-        (f.random ? rng_() % flow.slots_per_region : walked % flow.slots_per_region) * f.size;
-    const Region& region = flow.regions[slot.region];
-    slot.remote = region.buffer.va + offset;
-    ndk::NDK_SGE sge;
-    sge.Buffer = flow.local.va + uint64_t(slot_index) * f.size;
-    sge.BufferLength = uint32_t(f.size);
-    sge.MemoryRegionToken = flow.local_token;
-    const uint64_t context = (uint64_t(flow.index) << kFlowShift) | slot_index;
-    host::Adapter& a = *flow.src;
-    uint32_t status = ndk::STATUS_SUCCESS;
-    switch (f.verb) {
-      case Verb::Read:
-        status = a.NdkRead(pair.src, context, &sge, 1, slot.remote, region.remote_token, 0);
-        break;
-      case Verb::Write:
-        status = a.NdkWrite(pair.src, context, &sge, 1, slot.remote, region.remote_token, 0);
-        break;
-      case Verb::Send:
-        status = a.NdkSend(pair.src, context, &sge, 1, 0);
-        break;
-    }
-    if (status != ndk::STATUS_SUCCESS) {
-      fail_step(result_, "STATUS_SUCCESS", ndk::status_name(status),
-                "flow " + std::to_string(flow.index) + ": posting returned " +
-                    ndk::status_name(status) + ": " + a.last_error());
-      return false;
-    }
-    ++pair.in_flight;
-    if (pair.in_flight < f.outstanding) flow.ready.push_back(pair_index);
     ++flow.in_flight;
-    ++flow.posted;
     ++posted_;
+    if (!post_on(flow, pair_index)) return false;
   }
+  return true;
+}
+
+// Posts the flow's next operation on `pair_index`, which has room.
+bool Traffic::post_on(Flow& flow, uint32_t pair_index) {
+  const FlowSpec& f = *flow.spec;
+  QpPair& pair = flow.pairs[pair_index];
+  const uint32_t slot_index = flow.free_slots.back();
+  flow.free_slots.pop_back();
+  Slot& slot = flow.slots[slot_index];
+  slot.pair = pair_index;
+  slot.posted = sc_core::sc_time_stamp();
+  // Operations go round-robin over the regions, walking each (or at random inside it).
+  slot.region = uint32_t(flow.posted % flow.regions.size());
+  const uint64_t walked = flow.posted / flow.regions.size();
+  const uint64_t offset =
+      (f.random ? rng_() % flow.slots_per_region : walked % flow.slots_per_region) * f.size;
+  const Region& region = flow.regions[slot.region];
+  slot.remote = region.buffer.va + offset;
+  ndk::NDK_SGE sge;
+  sge.Buffer = flow.local.va + uint64_t(slot_index) * f.size;
+  sge.BufferLength = uint32_t(f.size);
+  sge.MemoryRegionToken = flow.local_token;
+  const uint64_t context = (uint64_t(flow.index) << kFlowShift) | slot_index;
+  host::Adapter& a = *flow.src;
+  uint32_t status = ndk::STATUS_SUCCESS;
+  switch (f.verb) {
+    case Verb::Read:
+      status = a.NdkRead(pair.src, context, &sge, 1, slot.remote, region.remote_token, 0);
+      break;
+    case Verb::Write:
+      status = a.NdkWrite(pair.src, context, &sge, 1, slot.remote, region.remote_token, 0);
+      break;
+    case Verb::Send:
+      status = a.NdkSend(pair.src, context, &sge, 1, 0);
+      break;
+  }
+  if (status != ndk::STATUS_SUCCESS) {
+    fail_step(result_, "STATUS_SUCCESS", ndk::status_name(status),
+              "flow " + std::to_string(flow.index) + ": posting returned " +
+                  ndk::status_name(status) + ": " + a.last_error());
+    return false;
+  }
+  ++pair.in_flight;
+  if (!step_.random_select && pair.in_flight < f.outstanding) flow.ready.push_back(pair_index);
+  ++flow.posted;
   return true;
 }
 
@@ -386,8 +410,13 @@ bool Traffic::take(Flow& flow, const ndk::NDK_RESULT_EX& r, bool receive) {
   if (flow.completed % kCheckEvery == 0 && f.verb != Verb::Send &&
       !check_bytes(flow, slot, index * f.size))
     return false;
-  if (pair.in_flight-- == f.outstanding) flow.ready.push_back(slot.pair);
+  const uint32_t pair_index = slot.pair;
   flow.free_slots.push_back(uint32_t(index));
+  if (step_.random_select) {
+    --pair.in_flight;
+  } else if (pair.in_flight-- == f.outstanding) {
+    flow.ready.push_back(pair_index);
+  }
   --flow.in_flight;
   ++flow.completed;
   ++completed_;
@@ -401,6 +430,11 @@ bool Traffic::take(Flow& flow, const ndk::NDK_RESULT_EX& r, bool receive) {
   if (!open_ && completed_ >= step_.warmup_ops) open_window();
   if (open_ && !mid_ && completed_ - step_.warmup_ops >= step_.count / 2)
     mid_ = ctx_.counter_window().take();
+  // An operation waiting for this pair (random) goes now: it already counts in the window.
+  if (flow.pairs[pair_index].waiting > 0) {
+    --flow.pairs[pair_index].waiting;
+    return post_on(flow, pair_index);
+  }
   return true;
 }
 

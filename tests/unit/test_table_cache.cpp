@@ -283,3 +283,37 @@ TEST_CASE("table cache: statistics declared in order, optional ones left out",
   miss_and_fill(cache, 1, 1, 0, 0, 10);       // counting into no declared total is harmless
   CHECK(counter(bare_stats, "t_misses_left") == 1);
 }
+
+TEST_CASE("table cache: waiting misses of different askers are granted round-robin",
+          "[unit][cache]") {
+  StatGroup stats("t");
+  Cache cache(config(64, 4, 1), stats, labels());
+  // One register, reads of 500 ps. The left asker books four misses at 0: 0, 500, 1000, 1500.
+  uint64_t left_ready[4];
+  for (uint64_t key = 0; key < 4; ++key) {
+    const Cache::Access a = cache.lookup(key, 0, 0);
+    left_ready[key] = a.ready_ps;
+    cache.end_miss(a, 0, a.ready_ps + 500, true);
+  }
+  CHECK(left_ready[0] == 0);
+  CHECK(left_ready[3] == 1500);
+  // The right asker's miss at 10 waits for the next register release (500), not behind the
+  // left's whole backlog (2000, first-come), and the pool takes the register back at 2000.
+  const Cache::Access right = cache.lookup(10, 1, 10);
+  CHECK(right.ready_ps == 500);
+  CHECK(right.slot_ps == 2000);
+  cache.end_miss(right, 10, right.ready_ps + 500, true);
+  CHECK(counter(stats, "t_stall_ps") == 0 + 500 + 1000 + 1500 + 490);
+  // The pool's throughput is kept: the left's next miss goes after five reads, at 2500.
+  const Cache::Access next = cache.lookup(20, 0, 20);
+  CHECK(next.ready_ps == 2500);
+  cache.end_miss(next, 20, next.ready_ps + 500, true);
+  // One asker alone keeps first-come order.
+  StatGroup alone_stats("alone");
+  Cache alone(config(64, 4, 1), alone_stats, labels());
+  for (uint64_t key = 0; key < 3; ++key) {
+    const Cache::Access a = alone.lookup(key, 1, 0);
+    CHECK(a.ready_ps == key * 500);
+    alone.end_miss(a, 0, a.ready_ps + 500, true);
+  }
+}

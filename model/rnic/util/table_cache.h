@@ -7,7 +7,14 @@
 // - A set-associative LRU array (SetAssocCache).
 // - Non-blocking: a finite set of miss-status registers (MSHRs). A miss takes the register
 //   that frees first and holds it until its fill is in; with every register busy it waits,
-//   and the wait is counted (1 register: a blocking cache). Hits under misses: a present line
+//   and the wait is counted (1 register: a blocking cache). The askers' waiting misses are
+//   granted registers round-robin, as a hardware input arbiter does (Dally and Towles,
+//   "Principles and Practices of Interconnection Networks", Chapter 18): one asker's backlog
+//   never holds back another's miss by more than one grant per miss of its own waiting. The
+//   grants are booked as the lookups come (loosely timed), so a miss allowed ahead of misses
+//   already booked takes the next register that frees and the pool pays the register back at
+//   the slot first-come order would have given it: the pool's throughput is kept, the misses
+//   booked earlier keep their times. Hits under misses: a present line
 //   is answered at once, whatever is in flight. A line whose fill is still in flight when
 //   another request asks for it is a merged miss: no second table read, the entry is ready
 //   when the fill lands.
@@ -26,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <queue>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,6 +91,9 @@ class TableCache {
     // Hit: asked_ps. Merged: when the fill lands. Miss: when a register took it, the time
     // its table read starts.
     uint64_t ready_ps = 0;
+    // Miss: the register slot first-come order gave it (>= ready_ps), where the pool pays
+    // the register back.
+    uint64_t slot_ps = 0;
   };
 
   // `key` as seen by `asker` (an asker past the labels' list counts as the first) at
@@ -113,7 +124,8 @@ class TableCache {
     ++*all_misses_;
     const uint64_t free_at = free_at_.top();
     free_at_.pop();
-    a.ready_ps = std::max(free_at, asked_ps);
+    a.slot_ps = std::max(free_at, asked_ps);
+    a.ready_ps = round_robin_grant(asker < askers_.size() ? asker : 0, asked_ps, a.slot_ps);
     *stall_ps_ += a.ready_ps - asked_ps;
     return a;
   }
@@ -122,8 +134,16 @@ class TableCache {
   // the unit's current time: frees its register. The unit then enters what it read (a line
   // of several entries: insert() and insert_if_absent()); fill() does both for one entry.
   void end_miss(const Access& miss, uint64_t now_ps, uint64_t filled_ps, bool ok) {
-    free_at_.push(filled_ps);
-    in_flight_->hold(now_ps, miss.ready_ps, filled_ps);
+    // The register is the pool's again after the read's length from its first-come slot.
+    const uint64_t released = filled_ps + (miss.slot_ps - miss.ready_ps);
+    free_at_.push(released);
+    if (waiting_.size() > 1) {
+      while (!releases_.empty() && *releases_.begin() < now_ps) releases_.erase(releases_.begin());
+      releases_.insert(released);
+    }
+    // Occupancy as the pool holds its registers: a miss granted ahead of earlier bookings
+    // counts at its first-come slot, as if the two had swapped (never above the registers).
+    in_flight_->hold(now_ps, miss.slot_ps, released);
     if (ok) fill_->add_ps(filled_ps - miss.asked_ps);
   }
 
@@ -201,12 +221,44 @@ class TableCache {
       askers_.push_back(by);
     }
     if (askers_.empty()) askers_.push_back(AskerCounters{&unused_, &unused_, &unused_});
+    if (askers_.size() > 1) waiting_.resize(askers_.size());
     evictions_ = optional(labels.evictions, "entries");
     write_backs_ = optional(labels.write_backs, "entries");
     stall_ps_ = &stats.add(labels.stall.name, "ps", labels.stall.description);
     fill_ = &stats.add_histogram(labels.fill.name, labels.fill.description);
     in_flight_ = &stats.add_occupancy(labels.in_flight.name, "misses", labels.in_flight.description);
   }
+  // When `asker`'s miss asked at `asked_ps` gets a register, first-come order giving it
+  // `slot_ps`: with other askers' misses waiting too, after at most one of theirs per miss of
+  // its own already waiting (round-robin), i.e. the k-th register release after `asked_ps`.
+  uint64_t round_robin_grant(uint32_t asker, uint64_t asked_ps, uint64_t slot_ps) {
+    if (waiting_.size() < 2 || slot_ps == asked_ps) return slot_ps;
+    uint64_t others = 0;  // askers with a miss still waiting at asked_ps
+    uint64_t own = 0;
+    for (uint32_t i = 0; i < waiting_.size(); ++i) {
+      std::multiset<uint64_t>& w = waiting_[i];
+      while (!w.empty() && *w.begin() <= asked_ps) w.erase(w.begin());
+      if (i == asker) {
+        own = w.size();
+      } else if (!w.empty()) {
+        ++others;
+      }
+    }
+    uint64_t grant = slot_ps;
+    if (others > 0) {
+      uint64_t k = own * (others + 1);  // releases to skip
+      for (auto it = releases_.upper_bound(asked_ps); it != releases_.end() && *it < slot_ps;
+           ++it) {
+        if (k-- == 0) {
+          grant = *it;
+          break;
+        }
+      }
+    }
+    waiting_[asker].insert(grant);
+    return grant;
+  }
+
   // `text` with "{asker}" replaced by `asker`.
   static std::string named(std::string text, const std::string& asker) {
     static const std::string kAsker = "{asker}";
@@ -222,6 +274,10 @@ class TableCache {
   // When each register frees, earliest first.
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> free_at_;
   std::vector<AskerCounters> askers_;
+  // Round-robin among askers (two or more): each asker's waiting misses by grant time, and
+  // the register releases booked from now on.
+  std::vector<std::multiset<uint64_t>> waiting_;
+  std::multiset<uint64_t> releases_;
   Counter unused_;  // what a statistic left out of the labels counts into
   Counter* all_hits_ = nullptr;
   Counter* all_misses_ = nullptr;
