@@ -163,7 +163,9 @@ def parse_grid(specs, scenario, known_keys, option="--grid", taken=()):
         if any(g[0] == key for g in grid) or key in taken:
             raise UsageError(f"{key} given twice (--grid / --zip)")
         path = resolve_step_path(scenario, key)
-        if path is not None:
+        if key == "preset":  # the file's config.preset: a NIC generation per point
+            grid.append((key, "preset", items, None))
+        elif path is not None:
             grid.append((key, "step", items, path))
         elif key in known_keys:
             grid.append((key, "config", items, None))
@@ -268,12 +270,20 @@ def validate_values(exe, scenario_path, scenario, grid, sets):
                 check(base_text, base_sets + ["--set", f"{key}={value}"], f"--grid {key}={value}")
             else:
                 modified = copy.deepcopy(scenario)
-                set_step_field(modified, path[0], path[1], parse_value(value))
+                apply_field(modified, kind, path, value)
                 check(json.dumps(modified, indent=1), base_sets, f"--grid {key}={value}")
 
 
 # ---------------------------------------------------------------------------------------------
 # Points, CSV, plots
+
+def apply_field(scenario, kind, path, value):
+    """Sets a grid key that lives in the file: a step's field, or the config preset."""
+    if kind == "preset":
+        scenario.setdefault("config", {})["preset"] = value
+    else:
+        set_step_field(scenario, path[0], path[1], parse_value(value))
+
 
 def combinations(grid, zipped):
     """[{key: value}] in order: the cartesian product of the grid keys' values, each crossed
@@ -300,7 +310,7 @@ def make_points(scenario, grid, zipped, sets, seed):
             if kind == "config":
                 args += ["--set", f"{key}={value}"]
             else:
-                set_step_field(modified, path[0], path[1], parse_value(value))
+                apply_field(modified, kind, path, value)
         text = json.dumps(modified, indent=1)
         points.append({"params": params, "text": text, "args": args,
                        "scenario_sha256": hashlib.sha256(text.encode()).hexdigest()})
