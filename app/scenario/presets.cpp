@@ -23,8 +23,8 @@ const std::vector<Preset>& preset_table() {
       {"connectx5", "ConnectX-5, PCIe gen3 x16, 100 Gb/s RoCEv2: the default's values", {}},
       {"connectx3",
        "ConnectX-3 (mlx4), PCIe gen3 x8, 56 Gb/s FDR InfiniBand (2048-byte MTU): a small "
-       "QP-context cache with few misses in flight, so throughput falls steeply past about 64 "
-       "busy QPs",
+       "QP-context cache (72 contexts) with 2 misses in flight, so throughput falls steeply past "
+       "about 64 QPs in use",
        {{"pcie.gen", "3"},
         {"pcie.lanes", "8"},
         {"port.gbps", "54.55"},
@@ -32,18 +32,20 @@ const std::vector<Preset>& preset_table() {
         {"port.header_bytes", kIbHeaderBytes},
         {"qp.max_qps", "131000"},
         {"qp.max_ord", "128"},
-        {"qpc.cache_entries", "64"},
-        {"qpc.cache_ways", "64"},
+        // Fitted to FaSST's ConnectX-3 curve (docs/calibration.md, "NIC generations").
+        {"qpc.cache_entries", "72"},
+        {"qpc.cache_ways", "72"},
         {"qpc.max_outstanding_misses", "2"}}},
       {"connect-ib",
-       "Connect-IB (mlx5), PCIe gen3 x16, 56 Gb/s FDR InfiniBand (one port): a larger "
-       "QP-context cache whose misses overlap, so throughput falls gradually from a few "
-       "hundred QPs",
+       "Connect-IB (mlx5), PCIe gen3 x16, 56 Gb/s FDR InfiniBand (one port): a QP-context "
+       "cache of 128 with 16 misses in flight, so throughput falls gradually from about 150 "
+       "QPs in use",
        {{"pcie.gen", "3"},
         {"pcie.lanes", "16"},
         {"port.gbps", "54.55"},
         {"port.header_bytes", kIbHeaderBytes},
-        {"qpc.cache_entries", "256"},
+        // Fitted to FaSST's Connect-IB curve.
+        {"qpc.cache_entries", "128"},
         {"qpc.max_outstanding_misses", "16"}}},
       {"connectx6",
        "ConnectX-6, PCIe gen4 x16, 200 Gb/s HDR InfiniBand, 8-bit PCIe tags",
