@@ -182,6 +182,11 @@ std::vector<ParamDef> build_table() {
        Kind::Integer, 1, 1024, Rule::Range, RNIC_PARAM_FIELD(rnic.qp.max_ord)},
       {"qp.max_ird", "reads", "reads in service per QP as responder (adapter limit)", Kind::Integer,
        1, 1024, Rule::Range, RNIC_PARAM_FIELD(rnic.qp.max_ird)},
+      {"responder.read_contexts", "contexts",
+       "read-response contexts of the responder, shared by all QPs: reads in service at once "
+       "(each also holds one of its QP's qp.max_ird); a read finding all held waits for one",
+       Kind::Integer, 1, double(1u << 30), Rule::Range,
+       RNIC_PARAM_FIELD(rnic.responder.read_contexts)},
       {"qp.max_qps", "QPs", "QP table size", Kind::Integer, 1, 1 << 20, Rule::Range,
        RNIC_PARAM_FIELD(rnic.qp.max_qps)},
       {"qp.max_cqs", "CQs", "CQ table size", Kind::Integer, 1, 1 << 20, Rule::Range,

@@ -114,6 +114,15 @@ struct QpConfig {
   uint32_t rnr_timer_ns = 10000;  // wait before each retry (IB minimum RNR NAK timer 0.01 ms)
 };
 
+// The responder's NIC-wide resources, shared by all QPs (per QP: qp.max_ird).
+struct ResponderConfig {
+  // Read-response contexts: reads in service at once, all QPs. mlx5 reports max_res_rd_atom =
+  // max_qp_rd_atom x max_qp (16 x 262,144 on ConnectX-5): no shared bound below the per-QP
+  // ones, so the default is that product and never binds; smaller values model a NIC that
+  // keeps read state on chip.
+  uint32_t read_contexts = 16u * 262144u;
+};
+
 struct PortConfig {
   uint32_t gbps = 100;             // line rate
   uint32_t mtu_bytes = 4096;       // payload per packet: read responses are segmented here
@@ -164,6 +173,7 @@ struct RnicConfig {
   QpContextConfig context;
   WqeConfig wqe;
   QpConfig qp;
+  ResponderConfig responder;
   PortConfig port;
   SimConfig sim;
   // Adapter capability flags reported by NDK_ADAPTER_INFO (docs/behaviour.md, Flags).
