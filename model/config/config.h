@@ -91,10 +91,16 @@ struct QpContextConfig {
   bool write_back = true;
 };
 
+// What a WQE read does when the WQE buffer is full: wait for a slot (block), or take the slot
+// of another QP's prefetched WQE, which is read again when its QP's turn comes (evict: the
+// WQE-cache thrashing SMART, ASPLOS'24, measured on ConnectX-6).
+enum class WqeCachePolicy : uint8_t { Block, Evict };
+
 struct WqeConfig {
   uint32_t fetch_batch = 4;    // WQEs fetched per DMA read when that many are posted
   uint32_t prefetch_depth = 4; // batch reads in flight or buffered per QP (1: fetch on demand)
   uint32_t cache_entries = 64; // on-chip WQE buffer: WQEs fetched and not yet executed, all QPs
+  WqeCachePolicy cache_policy = WqeCachePolicy::Block;  // the buffer full: block or evict
   uint32_t decode_cycles = 4;  // decode a fetched WQE
   uint32_t decode_ii_cycles = 1;  // initiation interval of the decoder
 };
