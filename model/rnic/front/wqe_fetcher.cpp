@@ -248,7 +248,7 @@ bool WqeFetcher::top_up(Queue& q) {
       f.wqe = Wqe::decode(q.blueflame_wqe());
       f.issued_ps = issued;
       if (trace_.on()) f.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
-      wqes_buffered_.up(now, issued);
+      wqes_buffered_.up(now, now);  // the slot is the scheduler's from now: the fetch starts
       ++blueflame_wqes_;
       batches_outstanding_.up(now, issued);
       continue;
@@ -272,7 +272,7 @@ bool WqeFetcher::top_up(Queue& q) {
       f.wqe = Wqe::decode(buffer_.data() + size_t(i) * kWqeBytes);
       f.issued_ps = issued;
       if (trace_.on()) f.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
-      wqes_buffered_.up(now, issued);
+      wqes_buffered_.up(now, now);
     }
     wqes_fetched_ += read.count;
     batches_outstanding_.up(now, issued);
@@ -324,7 +324,8 @@ void WqeFetcher::hand_batch(Queue& q) {
     }
     scheduler_.handed(q);
     // Its slot is free from now (the scheduler lets the next read take it): the decoder, not
-    // the buffer, holds the WQE until handed_at.
+    // the buffer, holds the WQE until handed_at. The level follows the scheduler's count, so
+    // its maximum is at most wqe.cache_entries.
     wqes_buffered_.down(now_ps, now_ps);
     if (last) batches_outstanding_.down(now_ps, handed_at);
     // The batch's DMA read and this WQE's decode (a context load is the QP-context unit's).
