@@ -286,12 +286,13 @@ TEST_CASE("run --no-summary keeps the summary and workload lines only", "[app][s
   std::remove(file.c_str());
 }
 
-TEST_CASE("WQE buffer: evict thrashes with many QPs x many reads in flight; block never "
-          "refetches, and neither holds more than wqe.cache_entries",
+TEST_CASE("WQE buffer: evict thrashes with many QPs x many reads in flight and block never "
+          "refetches or holds more than wqe.cache_entries",
           "[app][stats]") {
-  // 32 QPs x 16 reads want 512 WQEs on chip; 32 x 2 want 64, the buffer's size.
+  // 32 QPs x 16 reads want 512 WQEs on chip; 32 x 4 want 128, where evict is at its best
+  // (scenarios/explore/README.md, wqe-cache: the rate rises to 4 in flight per QP, then falls).
   const Scenario evict_many = load_scenario(many_reads(32, 16, "evict"));
-  const Scenario evict_few = load_scenario(many_reads(32, 2, "evict"));
+  const Scenario evict_few = load_scenario(many_reads(32, 4, "evict"));
   const Scenario block_many = load_scenario(many_reads(32, 16, "block"));
   RunOptions options;
   const std::vector<RunResult> runs =
@@ -311,7 +312,7 @@ TEST_CASE("WQE buffer: evict thrashes with many QPs x many reads in flight; bloc
   CHECK(counter(many, "A.rnic.fetcher", "refetched_bytes") >= refetches * 128);
   CHECK(counter(many, "A.rnic.fetcher", "refetched_bytes") <= evicted * 128);
   INFO("mops evict: " << metric(many, "mops") << " with 16 in flight per QP, "
-                      << metric(few, "mops") << " with 2; block: " << metric(block, "mops"));
+                      << metric(few, "mops") << " with 4; block: " << metric(block, "mops"));
   CHECK(metric(many, "mops") < metric(few, "mops"));
   CHECK(metric(many, "mops") < metric(block, "mops"));
   for (const char* name : {"evicted_wqes", "refetches", "refetched_bytes", "refetch_waits"})

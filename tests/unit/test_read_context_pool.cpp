@@ -33,7 +33,7 @@ TEST_CASE("read context pool: a full pool makes a read wait for the first contex
   CHECK(pool.waits() == 2);
 }
 
-TEST_CASE("read context pool: while a read holds a context and has not released it, it counts",
+TEST_CASE("read context pool: a context taken and not yet released counts as held",
           "[unit][responder]") {
   ReadContextPool pool(1);
   CHECK(pool.acquire(0) == 0);

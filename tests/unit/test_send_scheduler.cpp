@@ -97,8 +97,8 @@ int64_t evict_turn(SendScheduler& s, uint64_t now, uint64_t latency_ps,
 
 }  // namespace
 
-TEST_CASE("send scheduler: evict takes the oldest on-chip WQEs of other QPs; an evicted front "
-          "is read again at its QP's turn, waiting for a slot if every one is being read",
+TEST_CASE("send scheduler: evict takes the oldest on-chip WQEs of other QPs and an evicted "
+          "front is read again at its QP's turn or waits for a slot while all are being read",
           "[unit][scheduler][evict]") {
   for (const bool evict : {false, true}) {
     INFO("evict " << evict);
@@ -164,8 +164,8 @@ TEST_CASE("send scheduler: evict never evicts the requesting QP's own WQEs for i
   CHECK(s.buffered() == 8);
 }
 
-TEST_CASE("send scheduler: with eviction under pressure every WQE is handed on once, in order, "
-          "the buffer never holds more than its entries, and evicted WQEs are read again",
+TEST_CASE("send scheduler: with eviction under pressure every WQE is handed on once and in "
+          "order with evicted WQEs read again and the buffer never over its entries",
           "[unit][scheduler][evict]") {
   for (const bool evict : {false, true}) {
     INFO("evict " << evict);
