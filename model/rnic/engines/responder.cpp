@@ -28,6 +28,9 @@ Responder::Responder(sc_core::sc_module_name name, const Config& config, const I
       clock_(config.clock_mhz),
       parse_stage_(clock_, config.parse_cycles, config.parse_ii_cycles),
       read_contexts_(config.responder.read_contexts),
+      // As many contexts as every QP's IRD together: the pool can never make a read wait.
+      contexts_can_bind_(uint64_t(config.responder.read_contexts) <
+                         uint64_t(config.qp.max_qps) * config.qp.max_ird),
       requests_(stats.add("read_requests", "requests", "RDMA read requests received")),
       write_requests_(stats.add("write_requests", "requests", "RDMA write requests received")),
       send_requests_(stats.add("send_requests", "requests", "sends received")),
@@ -144,12 +147,14 @@ Decision Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSta
   const sc_core::sc_time ready = now + delay;
   const sc_core::sc_time slot = qp.in_service.acquire(ready);
   ird_stall_ps_ += (slot - ready).value();
-  const uint64_t waits = read_contexts_.waits();
-  const uint64_t waited_ps = read_contexts_.wait_ps();
-  const sc_core::sc_time start =
-      sc_core::sc_time::from_value(read_contexts_.acquire(slot.value()));
-  context_waits_ += read_contexts_.waits() - waits;
-  context_wait_ps_ += read_contexts_.wait_ps() - waited_ps;
+  sc_core::sc_time start = slot;
+  if (contexts_can_bind_) {
+    const uint64_t waits = read_contexts_.waits();
+    const uint64_t waited_ps = read_contexts_.wait_ps();
+    start = sc_core::sc_time::from_value(read_contexts_.acquire(slot.value()));
+    context_waits_ += read_contexts_.waits() - waits;
+    context_wait_ps_ += read_contexts_.wait_ps() - waited_ps;
+  }
   delay = start - now;
   response_.payload.resize(request.length);
   DmaRequest read;
@@ -162,7 +167,7 @@ Decision Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSta
     read_isock->move(read, delay);
   }
   qp.in_service.release(now + delay);
-  read_contexts_.release((now + delay).value());
+  if (contexts_can_bind_) read_contexts_.release((now + delay).value());
   ird_in_use_.hold(now.value(), start.value(), (now + delay).value());
   contexts_in_use_.hold(now.value(), start.value(), (now + delay).value());
   if (!read.ok) return Decision::fail(CqeStatus::RemoteOperation, RuleId::None);

@@ -114,6 +114,7 @@ class Responder : public sc_core::sc_module {
   PayloadPool pool_;
   std::unordered_map<uint32_t, QpState> qps_;
   ReadContextPool read_contexts_;  // NIC-wide, all QPs
+  bool contexts_can_bind_;         // fewer than max_qps x max_ird: the pool is consulted
   Packet response_;
   TranslateRequest translate_;
   TraceTrack trace_;
