@@ -177,6 +177,11 @@ std::vector<ParamDef> build_table() {
       {"wqe.cache_entries", "WQEs",
        "on-chip WQE buffer, all QPs: WQEs fetched and not yet taken by the requester",
        Kind::Integer, 1, 1 << 16, Rule::Range, RNIC_PARAM_FIELD(rnic.wqe.cache_entries)},
+      {"wqe.cache_policy", "choice",
+       "the WQE buffer full: block (the next WQE read waits for a slot) or evict (it takes the "
+       "slot of another QP's prefetched WQE, on chip and not yet handed on, the oldest first; "
+       "that WQE is read again when its QP's turn comes)",
+       Kind::Choice, 0, 1, Rule::Range, RNIC_PARAM_FIELD(rnic.wqe.cache_policy)},
       {"wqe.decode_cycles", "cycles", "decode of a fetched WQE", Kind::Integer, 0, kMaxCycles,
        Rule::Range, RNIC_PARAM_FIELD(rnic.wqe.decode_cycles)},
       {"wqe.decode_ii_cycles", "cycles",
@@ -186,6 +191,11 @@ std::vector<ParamDef> build_table() {
        Kind::Integer, 1, 1024, Rule::Range, RNIC_PARAM_FIELD(rnic.qp.max_ord)},
       {"qp.max_ird", "reads", "reads in service per QP as responder (adapter limit)", Kind::Integer,
        1, 1024, Rule::Range, RNIC_PARAM_FIELD(rnic.qp.max_ird)},
+      {"responder.read_contexts", "contexts",
+       "read-response contexts of the responder, shared by all QPs: reads in service at once "
+       "(each also holds one of its QP's qp.max_ird); a read finding all held waits for one",
+       Kind::Integer, 1, double(1u << 30), Rule::Range,
+       RNIC_PARAM_FIELD(rnic.responder.read_contexts)},
       {"qp.max_qps", "QPs", "QP table size", Kind::Integer, 1, 1 << 20, Rule::Range,
        RNIC_PARAM_FIELD(rnic.qp.max_qps)},
       {"qp.max_cqs", "CQs", "CQ table size", Kind::Integer, 1, 1 << 20, Rule::Range,
@@ -250,10 +260,17 @@ std::string unknown_param(const std::string& key) {
 }
 
 const std::vector<std::string>& param_choices(const ParamDef& def) {
+  // Each Choice key's names, in the order of its enum (model/config/config.h).
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> choices = {
+      {"protection.implementation", {"tlm", "rtl", "lockstep"}},  // ProtectionImplementation
+      {"wqe.cache_policy", {"block", "evict"}},                    // WqeCachePolicy
+  };
   static const std::vector<std::string> none;
-  static const std::vector<std::string> implementations = {"tlm", "rtl", "lockstep"};
   if (def.kind != Kind::Choice) return none;
-  return implementations;  // protection.implementation, the one Choice key
+  for (const auto& [key, names] : choices) {
+    if (key == def.key) return names;
+  }
+  return none;  // a Choice key without names: test_params fails on it
 }
 
 namespace {

@@ -99,10 +99,16 @@ struct QpContextConfig {
   bool write_back = true;
 };
 
+// What a WQE read does when the WQE buffer is full: wait for a slot (block), or take the slot
+// of another QP's prefetched WQE, which is read again when its QP's turn comes (evict: the
+// WQE-cache thrashing SMART, ASPLOS'24, measured on ConnectX-6).
+enum class WqeCachePolicy : uint8_t { Block, Evict };
+
 struct WqeConfig {
   uint32_t fetch_batch = 4;    // WQEs fetched per DMA read when that many are posted
   uint32_t prefetch_depth = 4; // batch reads in flight or buffered per QP (1: fetch on demand)
   uint32_t cache_entries = 64; // on-chip WQE buffer: WQEs fetched and not yet executed, all QPs
+  WqeCachePolicy cache_policy = WqeCachePolicy::Block;  // the buffer full: block or evict
   uint32_t decode_cycles = 4;  // decode a fetched WQE
   uint32_t decode_ii_cycles = 1;  // initiation interval of the decoder
 };
@@ -120,6 +126,15 @@ struct QpConfig {
   uint64_t max_transfer_bytes = 1ull << 31;
   uint32_t rnr_retry_count = 7;   // sends retried this often while the peer has no receive
   uint32_t rnr_timer_ns = 10000;  // wait before each retry (IB minimum RNR NAK timer 0.01 ms)
+};
+
+// The responder's NIC-wide resources, shared by all QPs (per QP: qp.max_ird).
+struct ResponderConfig {
+  // Read-response contexts: reads in service at once, all QPs. mlx5 reports max_res_rd_atom =
+  // max_qp_rd_atom x max_qp (16 x 262,144 on ConnectX-5): no shared bound below the per-QP
+  // ones, so the default is that product and never binds; smaller values model a NIC that
+  // keeps read state on chip.
+  uint32_t read_contexts = 16u * 262144u;
 };
 
 struct PortConfig {
@@ -182,6 +197,7 @@ struct RnicConfig {
   QpContextConfig context;
   WqeConfig wqe;
   QpConfig qp;
+  ResponderConfig responder;
   PortConfig port;
   SimConfig sim;
   // Adapter capability flags reported by NDK_ADAPTER_INFO (docs/behaviour.md, Flags).

@@ -25,8 +25,8 @@ Requester::Config requester_config(const RnicConfig& c) {
   return {c.qp, c.adapter_flags, c.timing.clock_mhz, c.sim.fast};
 }
 Responder::Config responder_config(const RnicConfig& c) {
-  return {c.qp, c.timing.clock_mhz, c.timing.responder_cycles, c.timing.responder_ii_cycles,
-          c.sim.fast};
+  return {c.qp, c.responder, c.timing.clock_mhz, c.timing.responder_cycles,
+          c.timing.responder_ii_cycles, c.sim.fast};
 }
 CompletionEngine::Config completion_config(const RnicConfig& c) {
   return {c.timing.clock_mhz, c.timing.completion_cycles, c.timing.completion_ii_cycles,

@@ -124,6 +124,23 @@ void check_bulk_reads(const std::string& mode) {
   CHECK(stats["A.rnic.requester"]["reads"] == reads);
 }
 
+// 64 B reads from A to B over `qps` QP pairs, `outstanding` in flight on each.
+std::string many_reads(uint32_t qps, uint32_t outstanding, const std::string& policy) {
+  return R"({"name": "thrash", "nodes": ["A", "B"],
+  "config": {"set": {"wqe.cache_policy": ")" +
+         policy + R"("}},
+  "steps": [{"op": "traffic", "flows": [{"src": "A", "dst": "B", "verb": "read", "qps": )" +
+         std::to_string(qps) + R"(, "size": 64, "outstanding": )" +
+         std::to_string(outstanding) + R"(}], "ops": 8000, "warmup_ops": 2000}]})";
+}
+
+double metric(const RunResult& run, const std::string& name) {
+  for (const auto& [key, value] : run.steps.back().metrics)
+    if (key == name) return value;
+  FAIL("no metric " << name);
+  return 0;
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -267,4 +284,37 @@ TEST_CASE("run --no-summary keeps the summary and workload lines only", "[app][s
     CHECK(lines[i].find("node ") == std::string::npos);
   }
   std::remove(file.c_str());
+}
+
+TEST_CASE("WQE buffer: evict thrashes with many QPs x many reads in flight and block never "
+          "refetches or holds more than wqe.cache_entries",
+          "[app][stats]") {
+  // 32 QPs x 16 reads want 512 WQEs on chip; 32 x 4 want 128, where evict is at its best
+  // (scenarios/explore/README.md, wqe-cache: the rate rises to 4 in flight per QP, then falls).
+  const Scenario evict_many = load_scenario(many_reads(32, 16, "evict"));
+  const Scenario evict_few = load_scenario(many_reads(32, 4, "evict"));
+  const Scenario block_many = load_scenario(many_reads(32, 16, "block"));
+  RunOptions options;
+  const std::vector<RunResult> runs =
+      run_scenarios({&evict_many, &evict_few, &block_many}, {1, 1, 1}, options);
+  REQUIRE(runs.size() == 3);
+  for (const RunResult& run : runs) {
+    REQUIRE(run.outcome == RunOutcome::Passed);
+    CHECK(occupancy(run, "A.rnic.fetcher", "wqes_buffered").max <= 64);
+  }
+  const RunResult& many = runs[0];
+  const RunResult& few = runs[1];
+  const RunResult& block = runs[2];
+  const uint64_t evicted = counter(many, "A.rnic.fetcher", "evicted_wqes");
+  const uint64_t refetches = counter(many, "A.rnic.fetcher", "refetches");
+  CHECK(evicted > 1000);
+  CHECK(refetches > 0);
+  CHECK(counter(many, "A.rnic.fetcher", "refetched_bytes") >= refetches * 128);
+  CHECK(counter(many, "A.rnic.fetcher", "refetched_bytes") <= evicted * 128);
+  INFO("mops evict: " << metric(many, "mops") << " with 16 in flight per QP, "
+                      << metric(few, "mops") << " with 4; block: " << metric(block, "mops"));
+  CHECK(metric(many, "mops") < metric(few, "mops"));
+  CHECK(metric(many, "mops") < metric(block, "mops"));
+  for (const char* name : {"evicted_wqes", "refetches", "refetched_bytes", "refetch_waits"})
+    CHECK(counter(block, "A.rnic.fetcher", name) == 0);
 }

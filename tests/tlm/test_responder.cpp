@@ -41,7 +41,15 @@ struct ResponderBench {
   ContextStub contexts{"contexts", memory, icm};
   std::map<uint64_t, uint8_t> landed;
 
-  ResponderBench() : icm(small_icm()), responder("responder", config, icm, /*node_id=*/1) {
+  static Responder::Config make_config(uint32_t read_contexts) {
+    Responder::Config c;
+    c.responder.read_contexts = read_contexts;
+    return c;
+  }
+  explicit ResponderBench(uint32_t read_contexts = ResponderConfig{}.read_contexts)
+      : config(make_config(read_contexts)),
+        icm(small_icm()),
+        responder("responder", config, icm, /*node_id=*/1) {
     port_rx.isock.bind(responder.request_tsock);
     ctrl.isock.bind(responder.ctrl_tsock);
     doorbell.isock.bind(responder.doorbell_tsock);
@@ -265,4 +273,61 @@ TEST_CASE("responder: a send consumes the posted receive or gets an RNR NAK", "[
   CHECK(t.cq[0].cqe.byte_count == 20);
   CHECK(t.cq[0].cqe.wqe_index == 0);
   CHECK(counter(t.responder.stats, "rnr_naks") == 1);
+}
+
+namespace {
+
+const Occupancy& occupancy(const StatGroup& group, const std::string& name) {
+  for (const Occupancy& o : group.occupancies())
+    if (o.name == name) return o;
+  FAIL("no occupancy " << name);
+  return group.occupancies().front();
+}
+
+// One QP with IRD 4, four reads at once, each DMA read taking 1 us, `contexts` read contexts.
+void four_reads(uint32_t contexts) {
+  ResponderBench t(contexts);
+  t.dma_read.on_message = [](DmaRequest& r, sc_core::sc_time& delay) {
+    for (uint32_t i = 0; i < (*r.segments)[0].length; ++i) r.data[i] = uint8_t(i);
+    delay += sc_core::sc_time(1, sc_core::SC_US);
+    r.ok = true;
+  };
+  t.port_rx.script = [&] {
+    for (uint64_t seq = 0; seq < 4; ++seq) {
+      Packet r = ResponderBench::request(PacketKind::ReadRequest, seq, kGoodToken, 0, 64);
+      t.port_rx.send(r);
+    }
+  };
+  run_simulation();
+  REQUIRE(t.tx.size() == 4);
+  for (size_t i = 0; i < 4; ++i) CHECK(t.tx[i].kind == PacketKind::ReadResponse);
+  CHECK(counter(t.responder.stats, "naks") == 0);
+  const Occupancy& in_use = occupancy(t.responder.stats, "read_contexts_in_use");
+  const uint64_t waits = counter(t.responder.stats, "read_context_waits");
+  const uint64_t wait_ps = counter(t.responder.stats, "read_context_wait_ps");
+  std::vector<sc_core::sc_time> sent;
+  for (const auto& r : t.tx.received) sent.push_back(r.at);
+  if (contexts == 2) {
+    // The third and fourth wait for the first two to end: a microsecond each.
+    CHECK(waits == 2);
+    CHECK(wait_ps >= 2 * 900000);
+    CHECK(in_use.max() == 2);
+    CHECK(sent[2] - sent[0] >= sc_core::sc_time(900, sc_core::SC_NS));
+  } else {
+    CHECK(waits == 0);
+    CHECK(wait_ps == 0);
+    CHECK(in_use.max() == 4);  // the QP's IRD bounds them
+    CHECK(sent[3] - sent[0] < sc_core::sc_time(100, sc_core::SC_NS));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("responder: reads beyond the NIC's read contexts wait for one and are not NAKed",
+          "[tlm][responder]") {
+  four_reads(2);
+}
+
+TEST_CASE("responder: the default read contexts never make a read wait", "[tlm][responder]") {
+  four_reads(ResponderConfig{}.read_contexts);
 }

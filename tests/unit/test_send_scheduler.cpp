@@ -22,11 +22,13 @@ namespace {
 using Queue = SendScheduler::Queue;
 using Kind = SendScheduler::Read::Kind;
 
-SendScheduler::Config config(uint32_t batch = 4, uint32_t depth = 4, uint32_t cache = 64) {
+SendScheduler::Config config(uint32_t batch = 4, uint32_t depth = 4, uint32_t cache = 64,
+                             bool evict = false) {
   SendScheduler::Config c;
   c.fetch_batch = batch;
   c.prefetch_depth = depth;
   c.cache_entries = cache;
+  c.evict = evict;
   return c;
 }
 
@@ -36,7 +38,7 @@ bool top_up(SendScheduler& s, Queue& q, uint64_t now, uint64_t latency_ps,
             uint32_t sq_depth = 64) {
   if (!s.wants_read(q)) return true;
   for (;;) {
-    const SendScheduler::Read read = s.next_read(q, sq_depth);
+    const SendScheduler::Read read = s.next_read(q, sq_depth, now);
     if (read.kind == Kind::None) return true;
     if (read.kind == Kind::NoRoom) return false;
     for (uint32_t i = 0; i < read.count; ++i) s.add(q, now + latency_ps, i + 1 == read.count, now);
@@ -66,7 +68,151 @@ int64_t turn(SendScheduler& s, uint64_t now) {
   return q->qpn();
 }
 
+// A turn as the module takes it with eviction: a QP whose front WQE was evicted reads it
+// again (on chip `latency_ps` later) instead of handing anything on. Handed WQE indices are
+// appended to `handed[qpn]`. Returns the QP number, or -1 for none.
+int64_t evict_turn(SendScheduler& s, uint64_t now, uint64_t latency_ps,
+                   std::map<uint32_t, std::vector<uint32_t>>& handed, uint32_t* refetched,
+                   uint32_t sq_depth = 64) {
+  if (s.idle()) return -1;
+  Queue* q = s.take_turn(now);
+  if (!q) return -1;
+  bool last = false;
+  while (!last && q->has_buffered()) {
+    if (q->front().evicted) {
+      const SendScheduler::Read r = s.refetch(*q, sq_depth, now);
+      if (r.kind == Kind::Ring) {
+        for (uint32_t i = 0; i < r.count; ++i) s.refill(*q, i, now + latency_ps);
+        *refetched += r.count;
+      }
+      break;
+    }
+    last = q->front().last_of_batch;
+    handed[q->qpn()].push_back(q->front().index);
+    s.handed(*q);
+  }
+  s.end_turn(*q, now);
+  return q->qpn();
+}
+
 }  // namespace
+
+TEST_CASE("send scheduler: evict takes the oldest on-chip WQEs of other QPs and an evicted "
+          "front is read again at its QP's turn or waits for a slot while all are being read",
+          "[unit][scheduler][evict]") {
+  for (const bool evict : {false, true}) {
+    INFO("evict " << evict);
+    SendScheduler s(config(4, 2, 8, evict));
+    s.ring(1, 8);
+    fetch_ahead(s, 0, 100);
+    CHECK(s.buffered() == 8);
+    s.ring(2, 4);
+    fetch_ahead(s, 200, 100);  // QP 1's WQEs are on chip by now
+    if (!evict) {
+      // Block: QP 2 waits for room; nothing is evicted.
+      CHECK(s.take_evicted() == 0);
+      CHECK(s.fetch_ahead_head() != nullptr);
+      CHECK(s.buffered() == 8);
+      continue;
+    }
+    CHECK(s.take_evicted() == 4);
+    CHECK(s.fetch_ahead_head() == nullptr);
+    CHECK(s.buffered() == 8);  // QP 1's second batch and QP 2's batch
+    Queue* q1 = s.find(1);
+    REQUIRE(q1->evicted() == 4);
+    // The oldest went: QP 1's first batch, the one it needs next.
+    CHECK(q1->front().evicted);
+    CHECK(q1->front().index == 0);
+    CHECK_FALSE(q1->buffered()[4].evicted);
+    // QP 1's turn: its front must be read again, but the only other entries (QP 2's) are
+    // still being read, and its own are behind the front: it waits until 300.
+    Queue* q = s.take_turn(200);
+    REQUIRE(q == q1);
+    SendScheduler::Read r = s.refetch(*q, 64, 200);
+    CHECK(r.kind == Kind::NoRoom);
+    CHECK(q->front().ready_ps == 300);
+    s.end_turn(*q, 200);
+    CHECK(s.take_turn(250) == nullptr);
+    CHECK(s.next_ready_ps() == 300);
+    // At 300 QP 2 goes first (it joined the turns earlier) and frees its slots.
+    std::map<uint32_t, std::vector<uint32_t>> handed;
+    uint32_t refetched = 0;
+    CHECK(evict_turn(s, 300, 100, handed, &refetched) == 2);
+    CHECK(evict_turn(s, 300, 100, handed, &refetched) == 1);
+    CHECK(refetched == 4);  // read again into QP 2's freed slots
+    CHECK(s.take_evicted() == 0);
+    CHECK(s.buffered() == 8);
+    CHECK(q1->evicted() == 0);
+    CHECK(s.take_turn(350) == nullptr);  // QP 1 waits for its refetch
+    for (uint64_t t = 400; evict_turn(s, t, 100, handed, &refetched) >= 0;) {
+    }
+    CHECK(handed[1] == std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7});
+    CHECK(handed[2] == std::vector<uint32_t>{0, 1, 2, 3});
+    CHECK(s.buffered() == 0);
+  }
+}
+
+TEST_CASE("send scheduler: evict never evicts the requesting QP's own WQEs for its prefetch",
+          "[unit][scheduler][evict]") {
+  SendScheduler s(config(4, 4, 8, true));
+  s.ring(1, 16);
+  fetch_ahead(s, 0, 100);
+  CHECK(s.buffered() == 8);  // two batches; the rest waits for room
+  REQUIRE(s.fetch_ahead_head() == s.find(1));
+  fetch_ahead(s, 500, 100);  // on chip, but its own: nothing to evict
+  CHECK(s.take_evicted() == 0);
+  CHECK(s.buffered() == 8);
+}
+
+TEST_CASE("send scheduler: with eviction under pressure every WQE is handed on once and in "
+          "order with evicted WQEs read again and the buffer never over its entries",
+          "[unit][scheduler][evict]") {
+  for (const bool evict : {false, true}) {
+    INFO("evict " << evict);
+    std::mt19937 rng(evict ? 7 : 3);
+    const uint32_t cache = 16;
+    SendScheduler s(config(4, 4, cache, evict));
+    std::map<uint32_t, std::vector<uint32_t>> handed;
+    std::map<uint32_t, uint32_t> producer;
+    uint32_t refetched = 0;
+    uint64_t evicted = 0;
+    uint64_t now = 0;
+    const uint32_t qps = 12;
+    const uint32_t target = 200;  // WQEs per QP
+    for (int round = 0; round < 100000; ++round) {
+      // Post up to 16 outstanding per QP (the ring holds 64).
+      for (uint32_t qpn = 1; qpn <= qps; ++qpn) {
+        const uint32_t done = uint32_t(handed[qpn].size());
+        if (producer[qpn] < target && producer[qpn] < done + 16 && rng() % 3 == 0) {
+          producer[qpn] = std::min(target, producer[qpn] + 1 + uint32_t(rng() % 4));
+          s.ring(qpn, producer[qpn]);
+        }
+      }
+      fetch_ahead(s, now, 100 + rng() % 50);
+      evicted += s.take_evicted();
+      REQUIRE(s.buffered() <= cache);
+      evict_turn(s, now, 100 + rng() % 50, handed, &refetched);
+      REQUIRE(s.buffered() <= cache);
+      bool all = true;
+      for (uint32_t qpn = 1; qpn <= qps; ++qpn) all = all && handed[qpn].size() == target;
+      if (all) break;
+      now += 10;
+    }
+    for (uint32_t qpn = 1; qpn <= qps; ++qpn) {
+      INFO("QP " << qpn);
+      REQUIRE(handed[qpn].size() == target);
+      for (uint32_t i = 0; i < target; ++i) CHECK(handed[qpn][i] == i);
+    }
+    if (evict) {
+      CHECK(evicted > 0);
+      CHECK(refetched == evicted);  // every evicted WQE was read again before it went on
+    } else {
+      CHECK(evicted == 0);
+      CHECK(refetched == 0);
+    }
+    CHECK(s.buffered() == 0);
+  }
+}
 
 TEST_CASE("send scheduler: QPs with WQEs on chip take turns round-robin, a batch each",
           "[unit][scheduler]") {

@@ -27,6 +27,10 @@ Responder::Responder(sc_core::sc_module_name name, const Config& config, const I
       node_id_(node_id),
       clock_(config.clock_mhz),
       parse_stage_(clock_, config.parse_cycles, config.parse_ii_cycles),
+      read_contexts_(config.responder.read_contexts),
+      // As many contexts as every QP's IRD together: the pool can never make a read wait.
+      contexts_can_bind_(uint64_t(config.responder.read_contexts) <
+                         uint64_t(config.qp.max_qps) * config.qp.max_ird),
       requests_(stats.add("read_requests", "requests", "RDMA read requests received")),
       write_requests_(stats.add("write_requests", "requests", "RDMA write requests received")),
       send_requests_(stats.add("send_requests", "requests", "sends received")),
@@ -42,6 +46,15 @@ Responder::Responder(sc_core::sc_module_name name, const Config& config, const I
                                         "read request: arrival to the last response byte sent")),
       ird_in_use_(stats.add_occupancy("ird_in_use", "slots",
                                       "IRD slots held by reads in service, all QPs")),
+      context_waits_(stats.add("read_context_waits", "requests",
+                               "reads that waited for a read-response context (all "
+                               "responder.read_contexts held)")),
+      context_wait_ps_(stats.add("read_context_wait_ps", "ps",
+                                 "time reads waited for a read-response context")),
+      contexts_in_use_(stats.add_occupancy(
+          "read_contexts_in_use", "contexts",
+          "read-response contexts held by reads in service, all QPs (at most "
+          "responder.read_contexts)")),
       device_(clock) {
   parse_stage_.set_contention(!config.fast);
 }
@@ -129,10 +142,19 @@ Decision Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSta
   if (checked.failed()) return checked;
 
   // IRD: at most `ird` reads of this QP in service; a slot is held until the data is read.
+  // Then a read-response context of the NIC's pool, held as long (a full pool: it waits).
   const sc_core::sc_time now = device_->now();
   const sc_core::sc_time ready = now + delay;
-  const sc_core::sc_time start = qp.in_service.acquire(ready);
-  ird_stall_ps_ += (start - ready).value();
+  const sc_core::sc_time slot = qp.in_service.acquire(ready);
+  ird_stall_ps_ += (slot - ready).value();
+  sc_core::sc_time start = slot;
+  if (contexts_can_bind_) {
+    const uint64_t waits = read_contexts_.waits();
+    const uint64_t waited_ps = read_contexts_.wait_ps();
+    start = sc_core::sc_time::from_value(read_contexts_.acquire(slot.value()));
+    context_waits_ += read_contexts_.waits() - waits;
+    context_wait_ps_ += read_contexts_.wait_ps() - waited_ps;
+  }
   delay = start - now;
   response_.payload.resize(request.length);
   DmaRequest read;
@@ -145,7 +167,9 @@ Decision Responder::serve_read(const Packet& request, const QpcEntry& qpc, QpSta
     read_isock->move(read, delay);
   }
   qp.in_service.release(now + delay);
+  if (contexts_can_bind_) read_contexts_.release((now + delay).value());
   ird_in_use_.hold(now.value(), start.value(), (now + delay).value());
+  contexts_in_use_.hold(now.value(), start.value(), (now + delay).value());
   if (!read.ok) return Decision::fail(CqeStatus::RemoteOperation, RuleId::None);
   bytes_ += request.length;
   return Decision::ok();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The responder engine: serves incoming RDMA reads, writes and sends. Checks the remote token
 // in the order of R5.read.resp.* (through the ProtectionChecker), translates (Mtt), then reads the
-// source through the DmaReadEngine (at most IRD reads in service per QP) or lands data
+// source through the DmaReadEngine (at most IRD reads in service per QP, and at most
+// responder.read_contexts on the whole NIC: read_context_pool.h) or lands data
 // through the DmaWriteEngine. Sends consume the receive queue (fetched by DMA) and complete
 // there; with no receive posted the requester gets an RNR NAK. A failed check NAKs the
 // requester and puts this QP in the error state, flushing its posted receives.
@@ -15,6 +16,7 @@
 #include "model/config/config.h"
 #include "model/rnic/abi/icm.h"
 #include "model/rnic/device_clock.h"
+#include "model/rnic/engines/read_context_pool.h"
 #include "model/rnic/engines/receive_queue.h"
 #include "model/rnic/msg/context.h"
 #include "model/rnic/msg/messages.h"
@@ -46,6 +48,7 @@ class Responder : public sc_core::sc_module {
 
   struct Config {
     QpConfig qp;                                  // qp.*: IRD, SGEs, transfer size
+    ResponderConfig responder;                    // responder.*: read contexts
     double clock_mhz = DeviceTiming{}.clock_mhz;  // device.clock_mhz
     uint32_t parse_cycles = DeviceTiming{}.responder_cycles;  // device.responder_cycles
     uint32_t parse_ii_cycles = DeviceTiming{}.responder_ii_cycles;
@@ -110,6 +113,8 @@ class Responder : public sc_core::sc_module {
   PipelineStage parse_stage_;
   PayloadPool pool_;
   std::unordered_map<uint32_t, QpState> qps_;
+  ReadContextPool read_contexts_;  // NIC-wide, all QPs
+  bool contexts_can_bind_;         // fewer than max_qps x max_ird: the pool is consulted
   Packet response_;
   TranslateRequest translate_;
   TraceTrack trace_;
@@ -126,6 +131,9 @@ class Responder : public sc_core::sc_module {
   Counter& ird_stall_ps_;
   Histogram& read_service_;
   Occupancy& ird_in_use_;
+  Counter& context_waits_;
+  Counter& context_wait_ps_;
+  Occupancy& contexts_in_use_;
   ClockRef device_;  // the device's time (device_clock.h)
 };
 

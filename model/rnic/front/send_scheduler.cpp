@@ -36,9 +36,10 @@ SendScheduler::Queue& SendScheduler::ring(uint32_t qpn, uint32_t producer,
 }
 
 void SendScheduler::discard(Queue& q) {
-  buffered_ -= uint32_t(q.buffered_.size());
+  buffered_ -= uint32_t(q.buffered_.size()) - q.evicted_;  // evicted entries hold no slot
   q.buffered_.clear();
   q.batches_ = 0;
+  q.evicted_ = 0;
   ++q.epoch_;
   q.fetched_ = q.handed_ = q.producer_;
   q.blueflame_ = false;  // a re-created QP's indices start again: an old WQE must not match
@@ -74,13 +75,14 @@ SendScheduler::Queue* SendScheduler::take_drained(size_t& cursor) {
   return nullptr;
 }
 
-SendScheduler::Read SendScheduler::next_read(Queue& q, uint32_t sq_depth) {
+SendScheduler::Read SendScheduler::next_read(Queue& q, uint32_t sq_depth, uint64_t now_ps) {
   Read read;
   if (!wants_read(q)) return read;
   if (q.blueflame_ && int32_t(q.fetched_ - q.bf_index_) > 0) q.blueflame_ = false;  // read already
   if (q.blueflame_ && q.fetched_ == q.bf_index_) {
     // The WQE came with its doorbell: on chip once the context is, no ring read.
-    if (buffered_ + 1 > config_.cache_entries) {
+    uint64_t blocked_until = 0;
+    if (!make_room(1, &q, now_ps, &blocked_until)) {
       read.kind = Read::Kind::NoRoom;
       return read;
     }
@@ -91,8 +93,106 @@ SendScheduler::Read SendScheduler::next_read(Queue& q, uint32_t sq_depth) {
   }
   read.slot = q.fetched_ % sq_depth;
   read.count = std::min({q.producer_ - q.fetched_, config_.fetch_batch, sq_depth - read.slot});
-  read.kind = buffered_ + read.count > config_.cache_entries ? Read::Kind::NoRoom : Read::Kind::Ring;
+  uint64_t blocked_until = 0;
+  read.kind = make_room(read.count, &q, now_ps, &blocked_until) ? Read::Kind::Ring
+                                                                : Read::Kind::NoRoom;
   return read;
+}
+
+SendScheduler::Read SendScheduler::refetch(Queue& q, uint32_t sq_depth, uint64_t now_ps,
+                                           uint64_t retry_ps) {
+  Read read;
+  if (q.buffered_.empty() || !q.buffered_.front().evicted) return read;
+  // The run of evicted WQEs at the front, at most a batch, within the ring.
+  const uint32_t first = q.buffered_.front().index;
+  read.slot = first % sq_depth;
+  const uint32_t limit = std::min(config_.fetch_batch, sq_depth - read.slot);
+  uint32_t count = 0;
+  while (count < limit && count < q.buffered_.size() && q.buffered_[count].evicted) ++count;
+  read.count = count;
+  uint64_t blocked_until = 0;
+  bool room = make_room(count, &q, now_ps, &blocked_until);
+  // Only the QP's own entries left to evict (its later WQEs fill the buffer): they go, behind
+  // its front, rather than nothing ever moving.
+  if (!room && blocked_until == 0) room = make_room(count, nullptr, now_ps, &blocked_until);
+  if (!room) {
+    // Every slot is held by a WQE still being read (try again once the oldest is in) or read
+    // again for its QP's turn (try again a little later: that turn frees it).
+    const uint64_t retry_at = std::max(blocked_until, now_ps + std::max<uint64_t>(1, retry_ps));
+    for (uint32_t i = 0; i < count; ++i) q.buffered_[i].ready_ps = retry_at;
+    read.kind = Read::Kind::NoRoom;
+    return read;
+  }
+  for (uint32_t i = 0; i < count; ++i) q.buffered_[i].evicted = false;
+  q.evicted_ -= count;
+  buffered_ += count;
+  read.kind = Read::Kind::Ring;
+  return read;
+}
+
+BufferedWqe& SendScheduler::refill(Queue& q, uint32_t i, uint64_t ready_ps) {
+  BufferedWqe& f = q.buffered_[i];
+  f.ready_ps = ready_ps;
+  f.decoded = false;  // read again: decoded again
+  // Read on demand for its QP's next turn, it is not a victim (no arrival): otherwise QPs
+  // could evict each other's refetched WQEs before their turns forever.
+  f.fill = ++next_fill_;
+  return f;
+}
+
+void SendScheduler::note_arrival(Queue& q, BufferedWqe& f) {
+  f.fill = ++next_fill_;
+  // Entries handed on or dropped are skipped when met; those at the front go now, and the
+  // whole list is swept when stale ones pile up behind a long-buffered entry.
+  while (!arrivals_.empty() && !live(arrivals_.front())) arrivals_.pop_front();
+  if (arrivals_.size() > 4 * size_t(config_.cache_entries) + 64) {
+    arrivals_.erase(std::remove_if(arrivals_.begin(), arrivals_.end(),
+                                   [this](const Arrival& a) { return !live(a); }),
+                    arrivals_.end());
+  }
+  arrivals_.push_back({&q, q.epoch_, f.index, f.fill});
+}
+
+BufferedWqe* SendScheduler::live(const Arrival& a) const {
+  Queue& q = *a.queue;
+  if (a.epoch != q.epoch_) return nullptr;
+  const uint32_t offset = a.index - q.handed_;  // modulo 2^32: handed on when "negative"
+  if (offset >= q.buffered_.size()) return nullptr;
+  BufferedWqe& f = q.buffered_[offset];
+  return f.evicted || f.fill != a.fill ? nullptr : &f;
+}
+
+bool SendScheduler::make_room(uint32_t need, const Queue* exclude, uint64_t now_ps,
+                              uint64_t* blocked_until) {
+  *blocked_until = 0;
+  if (buffered_ + need <= config_.cache_entries) return true;
+  if (!config_.evict) return false;
+  // `exclude`'s own entries keep their age order among themselves, moved behind the others.
+  size_t own_left = arrivals_.size();
+  while (buffered_ + need > config_.cache_entries && !arrivals_.empty()) {
+    const Arrival a = arrivals_.front();
+    BufferedWqe* f = live(a);
+    if (!f) {
+      arrivals_.pop_front();
+      continue;
+    }
+    if (f->ready_ps > now_ps) {
+      // The oldest is still being read: no slot can be taken from under a read in flight.
+      *blocked_until = f->ready_ps;
+      return false;
+    }
+    arrivals_.pop_front();
+    if (a.queue == exclude) {
+      arrivals_.push_back(a);
+      if (--own_left == 0) return false;
+      continue;
+    }
+    f->evicted = true;
+    ++a.queue->evicted_;
+    --buffered_;
+    ++newly_evicted_;
+  }
+  return buffered_ + need <= config_.cache_entries;
 }
 
 void SendScheduler::ReadyFifo::insert(const Entry& entry) {

@@ -11,6 +11,14 @@
 //   `fetch_batch` WQEs and never past the ring's end; a BlueFlame WQE (written with its doorbell)
 //   is its own batch when it is the QP's next to fetch.
 // - WQE buffer: every WQE fetched and not yet handed on holds one of `cache_entries` slots.
+//   Full, it either blocks the next read (`evict` false: the read waits for a slot) or evicts
+//   (`evict` true): the WQE that entered the buffer first among those of other QPs that are on
+//   chip goes (FIFO by fill, which is LRU here: a buffered WQE is used once, when it is handed
+//   on, so nothing is touched between fill and use). An evicted WQE keeps its place in its
+//   QP's order but no slot; when its QP's turn comes it is read again (refetch()) before it can
+//   be handed on. A NIC's WQE cache thrashes this way when more work requests are outstanding
+//   than it holds (SMART, Ren et al., ASPLOS'24: cache thrashing from excessive outstanding
+//   work requests, ConnectX-6).
 // - Turns: the QPs with WQEs on chip take turns round-robin, one batch per turn.
 // - Stall: a QP whose WQE the Requester refused sits out the turns until it is resumed.
 // - Epoch: a discarded QP (re-created, or a bad doorbell) drops what it buffered; the epoch
@@ -64,6 +72,8 @@ struct BufferedWqe {
   bool last_of_batch = false;
   uint64_t trace_id = 0;    // its request's timeline id
   bool decoded = false;     // the module's: refused once, decoded at decoded_at_ps already
+  bool evicted = false;     // its slot went to another QP's WQE: to be read again
+  uint32_t fill = 0;        // which fill of a slot this is (evict: arrivals of stale fills)
   uint64_t decoded_at_ps = 0;
 };
 
@@ -73,6 +83,7 @@ class SendScheduler {
     uint32_t fetch_batch = 4;     // wqe.fetch_batch (0 reads as 1)
     uint32_t prefetch_depth = 4;  // wqe.prefetch_depth (0 reads as 1)
     uint32_t cache_entries = 64;  // wqe.cache_entries
+    bool evict = false;           // wqe.cache_policy: evict (true) or block (false) when full
   };
 
   // One send queue. The module reads it; only the scheduler changes it (the front WQE's decode
@@ -86,6 +97,8 @@ class SendScheduler {
     uint32_t epoch() const { return epoch_; }
     bool stalled() const { return stalled_; }
     bool has_buffered() const { return !buffered_.empty(); }
+    // Its WQEs in the buffer's order that were evicted and not yet read again.
+    uint32_t evicted() const { return evicted_; }
     const std::deque<BufferedWqe, RecyclingAllocator<BufferedWqe>>& buffered() const {
       return buffered_;
     }
@@ -103,6 +116,7 @@ class SendScheduler {
     uint32_t fetched_ = 0;   // WQEs read (or being read)
     uint32_t handed_ = 0;    // WQEs handed on
     uint32_t batches_ = 0;   // batch reads in flight or buffered
+    uint32_t evicted_ = 0;   // entries of buffered_ evicted (no slot held)
     uint32_t epoch_ = 0;     // bumped by a discard: buffered WQEs are gone
     bool waiting_fetch_ = false;  // in the fetch-ahead list
     bool closing_ = false;        // close marker due once everything rung is handed on
@@ -121,7 +135,7 @@ class SendScheduler {
   struct Read {
     enum class Kind : uint8_t {
       None,       // nothing left to read, or its prefetch depth is reached
-      NoRoom,     // the next batch does not fit in the WQE buffer
+      NoRoom,     // the next batch does not fit in the WQE buffer (nothing to evict)
       BlueFlame,  // the next WQE came with its doorbell: take it from there
       Ring,       // read `count` WQEs from ring slot `slot`
     };
@@ -154,16 +168,19 @@ class SendScheduler {
   // The first QP with WQEs rung and not yet read, or null.
   Queue* fetch_ahead_head() { return fetch_ahead_.empty() ? nullptr : fetch_ahead_.front(); }
   // The WQE buffer has room for the QP's next batch (as far as it is known before its context).
+  // Evicting, room can be made: next_read() decides.
   bool room_for_next_batch(const Queue& queue) const {
-    return buffered_ + std::min(queue.producer_ - queue.fetched_, config_.fetch_batch) <=
-           config_.cache_entries;
+    return config_.evict ||
+           buffered_ + std::min(queue.producer_ - queue.fetched_, config_.fetch_batch) <=
+               config_.cache_entries;
   }
   // The QP has WQEs to read and prefetch depth for them.
   bool wants_read(const Queue& queue) const {
     return queue.producer_ != queue.fetched_ && queue.batches_ < config_.prefetch_depth;
   }
-  // The QP's next read; its ring holds `sq_depth` WQEs.
-  Read next_read(Queue& queue, uint32_t sq_depth);
+  // The QP's next read; its ring holds `sq_depth` WQEs. Evicting, it makes room at `now_ps`
+  // (entries of other QPs on chip by then).
+  Read next_read(Queue& queue, uint32_t sq_depth, uint64_t now_ps = 0);
   // A WQE of the read just decided enters the buffer at the back of its QP's (the module fills
   // in the rest). `last_of_batch` ends the batch: it counts against the prefetch depth.
   inline BufferedWqe& add(Queue& queue, uint64_t ready_ps, bool last_of_batch, uint64_t now_ps);
@@ -192,6 +209,23 @@ class SendScheduler {
 
   // WQE buffer slots in use, all QPs.
   uint32_t buffered() const { return buffered_; }
+
+  // --- Eviction and refetch (evict) ---
+  // The QP's front WQE was evicted: the read that brings it back, `count` evicted WQEs from
+  // ring slot `slot` (at most a batch, never past the ring's end), their slots taken now;
+  // NoRoom when no slot can be made (the others being read, or read again for their QPs'
+  // turns): the run's ready_ps is then set to when the oldest read is in, or `retry_ps` on,
+  // and the QP waits on the turn list like one whose read is out, to try again at its turn.
+  Read refetch(Queue& queue, uint32_t sq_depth, uint64_t now_ps, uint64_t retry_ps = 1);
+  // Entry `i` of the refetch just decided: its read completes at `ready_ps`; the module fills
+  // in the WQE (decoded again). A WQE read again is never evicted before it is handed on.
+  BufferedWqe& refill(Queue& queue, uint32_t i, uint64_t ready_ps);
+  // WQEs evicted since the last call (the module's occupancy statistic).
+  uint32_t take_evicted() {
+    const uint32_t n = newly_evicted_;
+    newly_evicted_ = 0;
+    return n;
+  }
 
  private:
   // An entry of the ready FIFO or the waiting heap: stale when its ticket is not the queue's.
@@ -316,6 +350,20 @@ class SendScheduler {
     }
   }
   void collect_due(uint64_t now_ps);
+  // A WQE entered the buffer (evict): its place in the eviction order.
+  struct Arrival {
+    Queue* queue;
+    uint32_t epoch;
+    uint32_t index;
+    uint32_t fill;
+  };
+  void note_arrival(Queue& queue, BufferedWqe& wqe);
+  // The entry an arrival names if it still holds a slot, else null.
+  BufferedWqe* live(const Arrival& arrival) const;
+  // Evicts until `need` more slots fit, never `exclude`'s entries nor one still being read.
+  // False when it could not; *blocked_until is then the ready time of the oldest entry, still
+  // being read, that stopped it (0: none did).
+  bool make_room(uint32_t need, const Queue* exclude, uint64_t now_ps, uint64_t* blocked_until);
   // The queue leaves the list for its turn.
   inline Queue* start_turn(Queue& queue);
 
@@ -329,6 +377,9 @@ class SendScheduler {
   ReadyFifo ready_;
   WaitHeap waiting_;
   std::vector<Entry> due_;          // scratch of take_turn
+  std::deque<Arrival> arrivals_;    // evict: entries in the order they took their slots
+  uint32_t next_fill_ = 0;
+  uint32_t newly_evicted_ = 0;
 };
 
 // --- The hot paths, inline: a few per WQE ---
@@ -341,6 +392,7 @@ inline BufferedWqe& SendScheduler::add(Queue& q, uint64_t ready_ps, bool last_of
   f.ready_ps = ready_ps;
   f.last_of_batch = last_of_batch;
   ++buffered_;
+  if (config_.evict) note_arrival(q, f);
   if (last_of_batch) ++q.batches_;
   // A QP on the list whose empty buffer is refilled is eligible only once this WQE is in.
   if (was_empty && q.place_ == Queue::Place::Ready && ready_ps > now_ps) {

@@ -22,7 +22,8 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
       turn_(device_->add_stage<WqeFetcher, &WqeFetcher::fetch>(this)),
       clock_(config.clock_mhz),
       decode_stage_(clock_, config.wqe.decode_cycles, config.wqe.decode_ii_cycles),
-      scheduler_({config.wqe.fetch_batch, config.wqe.prefetch_depth, config.wqe.cache_entries}),
+      scheduler_({config.wqe.fetch_batch, config.wqe.prefetch_depth, config.wqe.cache_entries,
+                  config.wqe.cache_policy == WqeCachePolicy::Evict}),
       wqes_fetched_(stats.add("wqes_fetched", "WQEs", "WQEs read from send queues")),
       blueflame_wqes_(stats.add("blueflame_wqes", "WQEs",
                                 "WQEs taken from their BlueFlame doorbell, with no ring read")),
@@ -35,11 +36,20 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
       refused_(stats.add("refused_wqes", "WQEs",
                          "WQEs the requester could not start yet (ORD full, a fence): their "
                          "QP left the turns until the requester said it can go on")),
+      evicted_wqes_(stats.add("evicted_wqes", "WQEs",
+                              "WQEs evicted from the WQE buffer before they were handed on, "
+                              "their slots taken by other QPs' reads (wqe.cache_policy evict)")),
+      refetches_(stats.add("refetches", "transactions",
+                           "DMA reads of evicted WQEs, read again when their QP's turn came")),
+      refetched_bytes_(stats.add("refetched_bytes", "bytes", "bytes of WQEs read again")),
+      refetch_waits_(stats.add("refetch_waits", "turns",
+                               "turns that found the QP's next WQE evicted and no slot to read "
+                               "it into (every slot held by a read in flight)")),
       fetch_latency_(stats.add_histogram(
           "fetch_latency_ns", "WQE batch: fetch start (QP context lookup) to the WQEs on chip")),
       wqes_buffered_(stats.add_occupancy(
           "wqes_buffered", "WQEs",
-          "WQE buffer in use: fetched or being fetched, not yet handed on (at most "
+          "WQE buffer in use: fetched or being fetched, not yet handed on or evicted (at most "
           "wqe.cache_entries)")),
       batches_outstanding_(stats.add_occupancy(
           "batches_outstanding", "batches",
@@ -130,8 +140,49 @@ void WqeFetcher::fetch_ahead() {
 void WqeFetcher::release_buffer(const Queue& q) {
   const uint64_t now = device_->now().value();
   for (const BufferedWqe& f : q.buffered()) {
-    wqes_buffered_.down(now, std::max(now, f.ready_ps));
+    // The scheduler frees the slot now (a read still out lands in nothing).
+    if (!f.evicted) wqes_buffered_.down(now, now);
     if (f.last_of_batch) batches_outstanding_.down(now, std::max(now, f.ready_ps));
+  }
+}
+
+void WqeFetcher::note_evictions() {
+  const uint32_t n = scheduler_.take_evicted();
+  if (n == 0) return;
+  const uint64_t now = device_->now().value();
+  for (uint32_t i = 0; i < n; ++i) wqes_buffered_.down(now, now);
+  evicted_wqes_ += n;
+}
+
+void WqeFetcher::refetch(Queue& q) {
+  const uint64_t now = device_->now().value();
+  // No slot: try again after a device cycle, or once the read holding the oldest is in.
+  const SendScheduler::Read read =
+      scheduler_.refetch(q, q.context.sq_depth, now, clock_.cycles(1).value());
+  note_evictions();
+  if (read.kind != SendScheduler::Read::Kind::Ring) {
+    ++refetch_waits_;
+    return;
+  }
+  // The QP's context is on chip (its turn); the ring is where its last read found it.
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  const uint64_t addr = q.context.sq_base + uint64_t(read.slot) * kWqeBytes;
+  const DmaAuthority ring = DmaAuthority::of_queue(DmaAuthority::Kind::SendQueue, q.qpn());
+  const bool ok = dma_transfer(pool_, dma_isock, tlm::TLM_READ_COMMAND, addr, buffer_.data(),
+                               read.count * kWqeBytes, DmaSource::WqeFetch, &ring, d);
+  ++refetches_;
+  refetched_bytes_ += uint64_t(read.count) * kWqeBytes;
+  for (uint32_t i = 0; i < read.count; ++i) wqes_buffered_.up(now, now);
+  if (!ok) {
+    ++bad_doorbells_;
+    release_buffer(q);
+    scheduler_.discard(q);
+    return;
+  }
+  for (uint32_t i = 0; i < read.count; ++i) {
+    BufferedWqe& f = scheduler_.refill(q, i, now + d.value());
+    f.wqe = Wqe::decode(buffer_.data() + size_t(i) * kWqeBytes);
+    f.issued_ps = now;
   }
 }
 
@@ -187,7 +238,8 @@ bool WqeFetcher::top_up(Queue& q) {
   // Every read of this top-up starts after the context lookup; the link orders them.
   const uint64_t issued = now + delay.value();
   for (;;) {
-    const SendScheduler::Read read = scheduler_.next_read(q, context.sq_depth);
+    const SendScheduler::Read read = scheduler_.next_read(q, context.sq_depth, now);
+    note_evictions();
     if (read.kind == SendScheduler::Read::Kind::None) return true;
     if (read.kind == SendScheduler::Read::Kind::NoRoom) return false;
     if (read.kind == SendScheduler::Read::Kind::BlueFlame) {
@@ -196,7 +248,7 @@ bool WqeFetcher::top_up(Queue& q) {
       f.wqe = Wqe::decode(q.blueflame_wqe());
       f.issued_ps = issued;
       if (trace_.on()) f.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
-      wqes_buffered_.up(now, issued);
+      wqes_buffered_.up(now, now);  // the slot is the scheduler's from now: the fetch starts
       ++blueflame_wqes_;
       batches_outstanding_.up(now, issued);
       continue;
@@ -220,7 +272,7 @@ bool WqeFetcher::top_up(Queue& q) {
       f.wqe = Wqe::decode(buffer_.data() + size_t(i) * kWqeBytes);
       f.issued_ps = issued;
       if (trace_.on()) f.trace_id = make_trace_id(trace_node_, qpn, trace_number_++);
-      wqes_buffered_.up(now, issued);
+      wqes_buffered_.up(now, now);
     }
     wqes_fetched_ += read.count;
     batches_outstanding_.up(now, issued);
@@ -233,6 +285,11 @@ void WqeFetcher::hand_batch(Queue& q) {
   while (!last && q.has_buffered() && q.epoch() == epoch) {
     // Copied into the message; it leaves the buffer only if the requester takes it.
     BufferedWqe& front = q.front();
+    if (front.evicted) {
+      // A miss: read again; the turn ends here (the QP waits for the read on the turn list).
+      refetch(q);
+      return;
+    }
     WorkRequest work;
     work.qpn = q.qpn();
     work.wqe_index = front.index;
@@ -266,7 +323,10 @@ void WqeFetcher::hand_batch(Queue& q) {
       return;
     }
     scheduler_.handed(q);
-    wqes_buffered_.down(now_ps, handed_at);
+    // Its slot is free from now (the scheduler lets the next read take it): the decoder, not
+    // the buffer, holds the WQE until handed_at. The level follows the scheduler's count, so
+    // its maximum is at most wqe.cache_entries.
+    wqes_buffered_.down(now_ps, now_ps);
     if (last) batches_outstanding_.down(now_ps, handed_at);
     // The batch's DMA read and this WQE's decode (a context load is the QP-context unit's).
     if (trace_.on()) {

@@ -11,6 +11,9 @@
 //   handed to the Requester; a WQE it refuses (its QP's ORD is full, or a fence waits) stays in
 //   the buffer, decoded, and its QP sits out the turns until the Requester sends
 //   SendQueueReady, while the other QPs go on (no head-of-line blocking across QPs);
+// - with wqe.cache_policy evict, a read that finds the WQE buffer full evicts WQEs of other
+//   QPs that are on chip and not yet handed on; an evicted WQE is read again by DMA when its
+//   QP's turn comes (its turn then ends, and the QP waits for that read like any other);
 // - a closing QP's close marker follows its last WQE.
 #pragma once
 
@@ -98,6 +101,11 @@ class WqeFetcher : public sc_core::sc_module {
   void hand_batch(Queue& queue);
   // The QP's buffered WQEs are about to be dropped: their buffer occupancy ends now.
   void release_buffer(const Queue& queue);
+  // WQEs the scheduler evicted since the last call: their buffer occupancy ends now.
+  void note_evictions();
+  // The QP's front WQE was evicted: reads it (and the evicted ones behind it, up to a batch)
+  // again, or leaves it waiting for a slot.
+  void refetch(Queue& queue);
   void send_close_marker(const Queue& queue);
 
   WqeConfig config_;
@@ -120,6 +128,10 @@ class WqeFetcher : public sc_core::sc_module {
   Counter& bad_doorbells_;
   Counter& buffer_full_;
   Counter& refused_;
+  Counter& evicted_wqes_;
+  Counter& refetches_;
+  Counter& refetched_bytes_;
+  Counter& refetch_waits_;
   Histogram& fetch_latency_;
   Occupancy& wqes_buffered_;
   Occupancy& batches_outstanding_;
