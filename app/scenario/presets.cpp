@@ -48,14 +48,20 @@ const std::vector<Preset>& preset_table() {
         {"qpc.cache_entries", "128"},
         {"qpc.max_outstanding_misses", "16"}}},
       {"connectx6",
-       "ConnectX-6, PCIe gen4 x16, 200 Gb/s HDR InfiniBand, 8-bit PCIe tags",
+       "ConnectX-6, PCIe gen4 x16, 200 Gb/s HDR InfiniBand, 8-bit PCIe tags, a 512-entry WQE "
+       "cache that evicts prefetched WQEs (too many reads in flight make it slower)",
        {{"pcie.gen", "4"},
         {"pcie.lanes", "16"},
         {"pcie.max_read_tags", "256"},
         {"port.gbps", "200"},
         {"port.header_bytes", kIbHeaderBytes},
         {"qpc.cache_entries", "2048"},
-        {"qpc.max_outstanding_misses", "32"}}},
+        {"qpc.max_outstanding_misses", "32"},
+        // SMART (ASPLOS'24) saw ConnectX-6 reads peak at 700-1,150 in flight in all and fall
+        // beyond: a WQE cache that evicts prefetched WQEs, of about that many entries
+        // (fitted to the knee; docs/calibration.md, "NIC generations").
+        {"wqe.cache_policy", "evict"},
+        {"wqe.cache_entries", "512"}}},
       {"pcie-bench-gen3x8",
        "the pcie-bench measurement setup (Neugebauer et al., SIGCOMM 2018): PCIe gen3 x8, MPS "
        "256, MRRS 512, an FPGA-class DMA engine (8-byte channels), and the host's IOMMU in "

@@ -66,10 +66,11 @@ SOURCES = [
      "reads at once give; Connect-IB's gradual fall (60% of its peak at 1,386 QPs) needs "
      "16; connectx6 assumed"),
     ("wqe.cache_policy / cache_entries", "block / 64", "block / 64", "block / 64",
-     "evict / 1024",
-     "assumed from SMART (ConnectX-6): the rate peaks at 700-1,150 reads in flight in all "
-     "and halves at 3,072, as a NIC-wide WQE cache of about 1,000 entries that evicts "
-     "prefetched WQEs would give; older generations keep the blocking buffer (no data)"),
+     "evict / 512",
+     "fitted to SMART (ConnectX-6): the rate peaks at 700-1,150 reads in flight in all and "
+     "falls beyond, as a NIC-wide WQE cache that evicts prefetched WQEs gives; 512 entries "
+     "put the model's peak at 768-1,024 in flight; older generations keep the blocking "
+     "buffer (no data says otherwise)"),
 ]
 
 
