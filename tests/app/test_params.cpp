@@ -143,8 +143,39 @@ TEST_CASE("presets: default is the struct defaults, pcie-bench-gen3x8 its values
   CHECK(c.rnic.mtt.cache_entries % c.rnic.mtt.cache_ways == 0);
   CHECK(check_config(c) == "");
 
-  CHECK(apply_preset(c, "gen9") == "unknown preset \"gen9\" (known: default, pcie-bench-gen3x8)");
+  CHECK(apply_preset(c, "gen9") ==
+        "unknown preset \"gen9\" (known: default, connectx5, connectx3, connect-ib, connectx6, "
+        "pcie-bench-gen3x8)");
   CHECK(apply_preset(c, "Default") == "unknown preset \"Default\"; did you mean \"default\"?");
+}
+
+TEST_CASE("presets: the NIC generations set what their sources say", "[app]") {
+  SystemConfig c;
+  REQUIRE(apply_preset(c, "connectx5") == "");
+  CHECK(c.rnic.port.gbps == SystemConfig{}.rnic.port.gbps);  // the default's values
+  CHECK(c.rnic.context.qpc.cache_entries == SystemConfig{}.rnic.context.qpc.cache_entries);
+
+  REQUIRE(apply_preset(c, "connectx3") == "");
+  CHECK(c.rnic.pcie.lanes == 8);
+  CHECK(c.rnic.port.gbps == 54.55);  // FDR: 4 x 14.0625 Gb/s at 64b/66b
+  CHECK(c.rnic.port.header_bytes == 34);  // InfiniBand framing, no Ethernet/IP/UDP
+  CHECK(c.rnic.port.mtu_bytes == 2048);
+  CHECK(c.rnic.qp.max_ord == 128);
+  CHECK(check_config(c) == "");
+
+  c = SystemConfig{};
+  REQUIRE(apply_preset(c, "connectx6") == "");
+  CHECK(c.rnic.pcie.gen == 4);
+  CHECK(c.rnic.port.gbps == 200);
+  CHECK(c.rnic.pcie.max_read_tags == 256);
+  CHECK(c.rnic.wqe.cache_policy == WqeCachePolicy::Evict);
+  CHECK(check_config(c) == "");
+
+  c = SystemConfig{};
+  REQUIRE(apply_preset(c, "pcie-bench-gen3x8") == "");
+  CHECK(c.rnic.mtt.walk_ns == 260);  // the IOMMU's walk in the MTT's place
+  CHECK(c.rnic.mtt.entries_per_fetch == 1);
+  CHECK(c.rnic.mtt.max_outstanding_misses == 5);
 }
 
 TEST_CASE("effective_params lists every key once with its value", "[app]") {

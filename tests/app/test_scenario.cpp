@@ -271,7 +271,8 @@ TEST_CASE("top level: name, steps, nodes, config", "[app]") {
   CHECK(error_of(R"({"name": "t", "config": {"set": {"pcie.gen": "3"}}, "steps": []})") ==
         "config.set[\"pcie.gen\"]: must be a number or a hex string, not \"3\"");
   CHECK(error_of(R"({"name": "t", "config": {"preset": "fast"}, "steps": []})") ==
-        "config.preset: unknown preset \"fast\" (known: default, pcie-bench-gen3x8)");
+        "config.preset: unknown preset \"fast\" (known: default, connectx5, connectx3, "
+        "connect-ib, connectx6, pcie-bench-gen3x8)");
   CHECK(error_of(R"({"name": "t", "config": {"preset": "pcie_bench_gen3x8"}, "steps": []})") ==
         "config.preset: unknown preset \"pcie_bench_gen3x8\"; did you mean \"pcie-bench-gen3x8\"?");
   CHECK(error_of(R"({"name": "t", "config": {"set": {"mtt.cache_ways": 7}}, "steps": []})") ==
