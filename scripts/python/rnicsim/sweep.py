@@ -139,12 +139,37 @@ def resolve_step_path(scenario, key):
     return indices, fields
 
 
+# Step fields that are JSON arrays even when the step leaves them out (op_flags in the
+# schema): a grid value for them is a list, A+B (see field_value()).
+ARRAY_FIELDS = ("flags",)
+EMPTY_ARRAY = ("none", "[]")
+
+
+def field_value(text, array):
+    """A grid value as the step field takes it: for an array field (flags), `A+B` is
+    ["A", "B"] and `none` (or `[]`) is [] (an integer stays one: flags' bitmask form); else
+    parse_value(text). Values that are already not text (a test's 64) pass through."""
+    if not isinstance(text, str):
+        return text
+    if not array:
+        return parse_value(text)
+    if text.strip() in EMPTY_ARRAY:
+        return []
+    value = parse_value(text)
+    if isinstance(value, int):
+        return value
+    return [parse_value(item.strip()) for item in text.split("+")]
+
+
 def set_step_field(scenario, indices, fields, value):
+    """Sets the field in each step; a text value becomes a list when the field is an array
+    (a flags field, or one the step holds as a list), else a number when it reads as one."""
     for index in indices:
         node = scenario["steps"][index]
         for field, element in fields[:-1]:
             node = node[field] if element is None else node[field][element]
-        node[fields[-1][0]] = value
+        name = fields[-1][0]
+        node[name] = field_value(value, name in ARRAY_FIELDS or isinstance(node.get(name), list))
 
 
 def parse_grid(specs, scenario, known_keys, option="--grid", taken=()):
@@ -282,7 +307,7 @@ def apply_field(scenario, kind, path, value):
     if kind == "preset":
         scenario.setdefault("config", {})["preset"] = value
     else:
-        set_step_field(scenario, path[0], path[1], parse_value(value))
+        set_step_field(scenario, path[0], path[1], value)
 
 
 def combinations(grid, zipped):
