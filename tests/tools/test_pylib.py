@@ -266,6 +266,17 @@ class ResultsAccess(unittest.TestCase):
                          ["read_stream", "dma_bench", "traffic"])
         self.assertEqual(workload_indices(data), [1, 2, 4])
 
+    def test_workload_ops_are_the_schema_ops_with_metrics(self):
+        """WORKLOAD_OPS is every op whose step takes metric bounds (expect: metric_bounds) in
+        scenarios/schema.json: an op that reports metrics (pingpong) is in the sweep's CSV."""
+        with open(os.path.join(ROOT, "scenarios", "schema.json")) as f:
+            schema = json.load(f)
+        with_metrics = {branch["if"]["properties"]["op"]["const"]
+                        for branch in schema["definitions"]["step"]["allOf"]
+                        if "metric_bounds" in json.dumps(branch["then"])}
+        self.assertEqual(set(rnicsim.WORKLOAD_OPS), with_metrics)
+        self.assertIn("pingpong", rnicsim.WORKLOAD_OPS)
+
 
 class Markdown(unittest.TestCase):
     def test_cell(self):
@@ -502,6 +513,50 @@ class Units(unittest.TestCase):
         self.assertEqual(table["pcie.mps"], "bytes")
         self.assertEqual(table["device.clock_mhz"], "MHz")
         self.assertEqual(table["mtt.cache_entries"], "entries")
+
+    def test_every_numeric_workload_field_has_a_unit(self):
+        """A sweep may put any numeric field of a workload step on an axis: each has a unit
+        (regions, region_bytes and page_size had none)."""
+        with open(os.path.join(ROOT, "scenarios", "schema.json")) as f:
+            schema = json.load(f)
+        defs = schema["definitions"]
+
+        def numeric(prop):
+            text = json.dumps(prop)
+            return "#/definitions/literal" in text or '"integer"' in text or (
+                "enum" in prop and all(isinstance(v, int) or str(v).startswith("0x")
+                                       for v in prop["enum"]))
+        props = [defs["flow"]["properties"], defs["stream_remote"]["properties"]]
+        props += [b["then"]["properties"] for b in defs["step"]["allOf"]
+                  if b["if"]["properties"]["op"]["const"] in rnicsim.WORKLOAD_OPS]
+        fields = {name for p in props for name, prop in p.items()
+                  if name != "flags" and numeric(prop)}
+        self.assertIn("region_bytes", fields)
+        self.assertEqual(sorted(f for f in fields if f not in units.FIELD_UNITS), [])
+        self.assertEqual(units.unit_of("steps[0].flows[0].region_bytes"), "bytes")
+        self.assertEqual(units.unit_of("steps[3].page_size"), "bytes")
+        self.assertEqual(units.axis_label("steps[0].flows[0].regions"), "flows[0].regions "
+                         "[regions] (step 0)")
+
+    def test_tick_texts(self):
+        """Log-axis ticks: byte counts in binary units, other counts as plain numbers."""
+        self.assertEqual([units.tick_text(v, "bytes") for v in
+                          (256, 1024, 4096, 1 << 20, 2 << 20, 1 << 30, 1536, 0)],
+                         ["256 B", "1 KiB", "4 KiB", "1 MiB", "2 MiB", "1 GiB", "1536 B", ""])
+        self.assertEqual([units.tick_text(v, "operations") for v in (1, 64, 0.25, -1)],
+                         ["1", "64", "0.25", ""])
+        self.assertEqual(units.tick_text(2097152.0, "B"), "2 MiB")
+
+    def test_default_title(self):
+        self.assertEqual(units.default_title(None, None, "step14.gbps", "steps[14].size"),
+                         "gbps vs size")
+        self.assertEqual(units.default_title("mtt-footprint", "MTT misses. More text.",
+                                             "gbps", "steps[3].flows[0].regions", "pcie.mps"),
+                         "mtt-footprint: gbps vs flows[0].regions by pcie.mps\nMTT misses.")
+        long = units.default_title("x", "word " * 100 + ".", "gbps", "pcie.mps")
+        lines = long.splitlines()
+        self.assertEqual(len(lines), 3)
+        self.assertTrue(lines[2].endswith("...") and all(len(t) <= 90 for t in lines[1:]))
 
     def test_labels(self):
         params = {"pcie.mps": "bytes", "mtt.cache_entries": "entries"}
