@@ -155,7 +155,7 @@ def tick_text(value, unit):
     return f"{number:.3g}"
 
 
-def default_title(name, description, y, x, series=None, width=90):
+def default_title(name, description, y, x, series=None, width=85):
     """A plot's default title: `NAME: Y vs X[ by SERIES]` (short names) and, below it, the
     first sentence of the scenario's description (wrapped, at most two lines, cut with an
     ellipsis). Without a scenario name, `Y vs X[ by SERIES]` alone."""
