@@ -354,6 +354,7 @@ class FindBinary(unittest.TestCase):
 
         def build(cmd, **kwargs):
             self.assertTrue(cmd[0].endswith(os.path.join("scripts", "setup")))
+            self.assertEqual(cmd[1:], ["--build", "rnicsim"])  # the simulator, not the tests
             self.fake("rnicsim")
             return mock.Mock(returncode=0, stdout="", stderr="")
 
