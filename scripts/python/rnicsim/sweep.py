@@ -476,7 +476,8 @@ def load_ref(path, option="--ref"):
     """A reference CSV as {"path", "columns", "rows"}: a header line, then one point a row.
     Refused (UsageError) when unreadable, not CSV, or without a header and a row."""
     try:
-        with open(path, newline="") as f:
+        # utf-8-sig: a spreadsheet's export may start with a byte-order mark.
+        with open(path, newline="", encoding="utf-8-sig") as f:
             reader = csv.DictReader(f)
             columns = [c.strip() for c in (reader.fieldnames or [])]
             rows = [{k.strip(): (v or "").strip() for k, v in r.items() if k is not None}
