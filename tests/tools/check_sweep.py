@@ -7,7 +7,8 @@ Checks: 9 rows, every point passed, each row's config and bytes follow its grid 
 plots are PNGs with unit-bearing axis labels and default file names, the progress line has an
 ETA. The local run also checks the argument errors (exit 2), bad paths (exit 2, one line on
 stderr, no traceback, nothing written), --zip, --resume, --replot and that no build runs when
-a binary is given.
+a binary is given, and a pingpong step's metrics under a grid of its flags with a --ref
+overlay.
 
 usage: check_sweep.py local|dask RNICSIM SOURCE_DIR WORK_DIR
 """
@@ -24,6 +25,7 @@ import time
 MODE, RNICSIM, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 SWEEP = os.path.join(ROOT, "scripts", "sweep")
 SCENARIO = os.path.join(ROOT, "tests", "tools", "tiny.json")
+PINGPONG = os.path.join(ROOT, "tests", "tools", "tiny-pingpong.json")
 MRRS = ["128", "256", "512"]
 SIZES = ["256", "1024", "4096"]
 COUNT = 200  # tiny.json's count
@@ -315,6 +317,49 @@ def check_replot():
     check(proc.returncode == 2 and "no " in proc.stderr, "--replot of a missing DIR: not exit 2")
 
 
+def check_pingpong_flags():
+    """A pingpong step is a workload: its metrics are CSV columns and plottable. Its flags are
+    a grid key (INLINE, none): INLINE skips the payload's DMA read, so its latency is lower at
+    each size. A --ref CSV's points are drawn on the plot whose x and y it names."""
+    out = os.path.join(WORK, "pingpong")
+    ref = os.path.join(WORK, "pingpong-ref.csv")
+    with open(ref, "w") as f:
+        f.write("size,latency_ns.p50,series,label\n2,1100,INLINE,made-up reference\n"
+                "64,1200,INLINE,made-up reference\n2,1500,none,made-up reference\n")
+    proc = sweep(PINGPONG, "--grid", "steps[7].flags=INLINE,none", "--grid",
+                 "steps[7].size=2,64", "--out", out, "--jobs", "2", "--ref", ref,
+                 "--plot", "x=steps[7].size,y=latency_ns.p50,series=steps[7].flags,logx",
+                 "--plot", "x=steps[7].flags,y=mops,series=steps[7].size")
+    check(proc.returncode == 0, f"pingpong: sweep exit {proc.returncode}")
+    rows = read_csv(out) if os.path.exists(os.path.join(out, "results.csv")) else []
+    check(len(rows) == 4, f"pingpong: {len(rows)} rows, expected 4")
+    for metric in ("ops", "bytes", "mops", "latency_ns.p50", "latency_ns.p99"):
+        check(all(r.get(f"step7.{metric}") for r in rows), f"pingpong: no step7.{metric}")
+    latency = {(r["steps[7].flags"], r["steps[7].size"]): float(r["step7.latency_ns.p50"] or 0)
+               for r in rows}
+    for size in ("2", "64"):
+        check(0 < latency.get(("INLINE", size), 0) < latency.get(("none", size), 0),
+              f"pingpong size {size}: INLINE not faster than none: {latency}")
+    check(all(float(r["step7.ops"]) == 200 and
+              float(r["step7.bytes"]) == 2 * 200 * int(r["steps[7].size"]) for r in rows),
+          "pingpong: ops or bytes do not follow count and size")
+    check(is_png(os.path.join(out, "latency_ns.p50-vs-size-by-flags.png")) and
+          is_png(os.path.join(out, "mops-vs-flags-by-size.png")), "pingpong: plots missing")
+    check("(x: size [B]; y: latency_ns.p50 [ns]) with 3 reference point(s)" in proc.stdout,
+          "pingpong: the reference points were not drawn on the latency plot")
+    check("mops-vs-flags-by-size.png (x: flags; y: mops [Mop/s])\n" in proc.stdout,
+          "pingpong: the flags plot has reference points or other labels")
+    # --replot with ref= on the plot; a --ref that fits no plot is refused (exit 2).
+    proc = sweep("--replot", out, "--plot", f"x=steps[7].size,y=step7.latency_ns.p50,logx,"
+                 f"ref={ref},file=replot-ref.png", rnicsim=False)
+    check(proc.returncode == 0 and "with 3 reference point(s)" in proc.stdout and
+          is_png(os.path.join(out, "replot-ref.png")), "--replot ref=: not drawn")
+    proc = sweep("--replot", out, "--plot", "x=steps[7].flags,y=mops", "--ref", ref,
+                 rnicsim=False)
+    check(proc.returncode == 2 and "matches no plot" in proc.stderr,
+          f"--ref for no plot: exit {proc.returncode}")
+
+
 def check_no_build():
     """With --rnicsim, no build runs even when the build directory is empty."""
     empty = os.path.join(WORK, "empty-build")
@@ -416,6 +461,7 @@ def main():
         check_replot()
         check_paths()
         check_no_build()
+        check_pingpong_flags()
     elif MODE == "dask":
         try:
             import distributed  # noqa: F401

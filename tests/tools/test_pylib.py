@@ -266,6 +266,17 @@ class ResultsAccess(unittest.TestCase):
                          ["read_stream", "dma_bench", "traffic"])
         self.assertEqual(workload_indices(data), [1, 2, 4])
 
+    def test_workload_ops_are_the_schema_ops_with_metrics(self):
+        """WORKLOAD_OPS is every op whose step takes metric bounds (expect: metric_bounds) in
+        scenarios/schema.json: an op that reports metrics (pingpong) is in the sweep's CSV."""
+        with open(os.path.join(ROOT, "scenarios", "schema.json")) as f:
+            schema = json.load(f)
+        with_metrics = {branch["if"]["properties"]["op"]["const"]
+                        for branch in schema["definitions"]["step"]["allOf"]
+                        if "metric_bounds" in json.dumps(branch["then"])}
+        self.assertEqual(set(rnicsim.WORKLOAD_OPS), with_metrics)
+        self.assertIn("pingpong", rnicsim.WORKLOAD_OPS)
+
 
 class Markdown(unittest.TestCase):
     def test_cell(self):
@@ -343,6 +354,7 @@ class FindBinary(unittest.TestCase):
 
         def build(cmd, **kwargs):
             self.assertTrue(cmd[0].endswith(os.path.join("scripts", "setup")))
+            self.assertEqual(cmd[1:], ["--build", "rnicsim"])  # the simulator, not the tests
             self.fake("rnicsim")
             return mock.Mock(returncode=0, stdout="", stderr="")
 
@@ -503,6 +515,50 @@ class Units(unittest.TestCase):
         self.assertEqual(table["device.clock_mhz"], "MHz")
         self.assertEqual(table["mtt.cache_entries"], "entries")
 
+    def test_every_numeric_workload_field_has_a_unit(self):
+        """A sweep may put any numeric field of a workload step on an axis: each has a unit
+        (regions, region_bytes and page_size had none)."""
+        with open(os.path.join(ROOT, "scenarios", "schema.json")) as f:
+            schema = json.load(f)
+        defs = schema["definitions"]
+
+        def numeric(prop):
+            text = json.dumps(prop)
+            return "#/definitions/literal" in text or '"integer"' in text or (
+                "enum" in prop and all(isinstance(v, int) or str(v).startswith("0x")
+                                       for v in prop["enum"]))
+        props = [defs["flow"]["properties"], defs["stream_remote"]["properties"]]
+        props += [b["then"]["properties"] for b in defs["step"]["allOf"]
+                  if b["if"]["properties"]["op"]["const"] in rnicsim.WORKLOAD_OPS]
+        fields = {name for p in props for name, prop in p.items()
+                  if name != "flags" and numeric(prop)}
+        self.assertIn("region_bytes", fields)
+        self.assertEqual(sorted(f for f in fields if f not in units.FIELD_UNITS), [])
+        self.assertEqual(units.unit_of("steps[0].flows[0].region_bytes"), "bytes")
+        self.assertEqual(units.unit_of("steps[3].page_size"), "bytes")
+        self.assertEqual(units.axis_label("steps[0].flows[0].regions"), "flows[0].regions "
+                         "[regions] (step 0)")
+
+    def test_tick_texts(self):
+        """Log-axis ticks: byte counts in binary units, other counts as plain numbers."""
+        self.assertEqual([units.tick_text(v, "bytes") for v in
+                          (256, 1024, 4096, 1 << 20, 2 << 20, 1 << 30, 1536, 0)],
+                         ["256 B", "1 KiB", "4 KiB", "1 MiB", "2 MiB", "1 GiB", "1536 B", ""])
+        self.assertEqual([units.tick_text(v, "operations") for v in (1, 64, 0.25, -1)],
+                         ["1", "64", "0.25", ""])
+        self.assertEqual(units.tick_text(2097152.0, "B"), "2 MiB")
+
+    def test_default_title(self):
+        self.assertEqual(units.default_title(None, None, "step14.gbps", "steps[14].size"),
+                         "gbps vs size")
+        self.assertEqual(units.default_title("mtt-footprint", "MTT misses. More text.",
+                                             "gbps", "steps[3].flows[0].regions", "pcie.mps"),
+                         "mtt-footprint: gbps vs flows[0].regions by pcie.mps\nMTT misses.")
+        long = units.default_title("x", "word " * 100 + ".", "gbps", "pcie.mps")
+        lines = long.splitlines()
+        self.assertEqual(len(lines), 3)
+        self.assertTrue(lines[2].endswith("...") and all(len(t) <= 85 for t in lines[1:]))
+
     def test_labels(self):
         params = {"pcie.mps": "bytes", "mtt.cache_entries": "entries"}
         self.assertEqual(units.axis_label("gbps"), "gbps [Gb/s]")
@@ -613,22 +669,127 @@ class SweepPlots(unittest.TestCase):
             raise unittest.SkipTest("no matplotlib (run under /usr/bin/python3)")
         cls.sweep = load_sweep()
 
-    def draw(self, spec, rows, grid_keys, zipped=(), workload=(14,)):
-        """draw_plot() keeping its figure: (path, axes)."""
+    def draw(self, spec, rows, grid_keys, zipped=(), workload=(14,), refs=(), info=(None, None),
+             keep=None):
+        """draw_plot() keeping its figure: (file name, axes); keep["drawn"] gets what
+        draw_plot() says it drew."""
         plt = plots.pyplot()
         figures = []
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.object(plt, "close", side_effect=figures.append):
             plot = self.sweep.parse_plot(spec, grid_keys, list(workload))
+            self.sweep.attach_refs([plot], list(refs), list(workload))
             columns = list(rows[0])
-            path, _, _ = self.sweep.draw_plot(plot, grid_keys, list(zipped), rows, columns,
-                                              list(workload), tmp, {"pcie.mps": "bytes"},
-                                              set())
-            self.assertTrue(os.path.exists(path))
+            drawn = self.sweep.draw_plot(plot, grid_keys, list(zipped), rows, columns,
+                                         list(workload), tmp, {"pcie.mps": "bytes"}, set(), info)
+            self.assertTrue(os.path.exists(drawn["path"]))
+        if keep is not None:
+            keep["drawn"] = drawn
         figure = next(f for f in figures if hasattr(f, "axes"))
         ax = figure.axes[0]
         plt.close(figure)
-        return os.path.basename(path), ax
+        return os.path.basename(drawn["path"]), ax
+
+    def test_region_bytes_ticks_title_and_file_name(self):
+        """A byte field with no unit before (region_bytes) on a log axis: binary-unit ticks
+        (2 MiB, not 2^21) and a unit in the label; the title from the scenario's name and
+        description; a file name without brackets."""
+        key = "steps[3].flows[0].region_bytes"
+        rows = [{key: str(v), "passed": "1", "step3.mops": "1"} for v in (4096, 2 << 20, 1 << 30)]
+        keep = {}
+        name, ax = self.draw(f"x={key},y=mops,logx", rows, [key], workload=(3,),
+                             info=("mtt-footprint", "MTT misses as regions grow. More."),
+                             keep=keep)
+        self.assertEqual(name, "mops-vs-flows0.region_bytes.png")
+        self.assertEqual(ax.get_xlabel(), "flows[0].region_bytes [B]")
+        ticks = ax.xaxis.get_major_formatter()
+        self.assertEqual([ticks(v, 0) for v in (4096, 2 << 20, 1 << 30)],
+                         ["4 KiB", "2 MiB", "1 GiB"])
+        self.assertEqual(ax.get_xscale(), "log")
+        self.assertEqual(ax.get_title(), "mtt-footprint: mops vs flows[0].region_bytes\n"
+                                         "MTT misses as regions grow.")
+        self.assertEqual(keep["drawn"]["title"], ax.get_title())
+        # Counts on a base-2 axis read 1, 2, 64 (not 2^6); a byte y on a log axis in binary.
+        rows = [{"steps[3].outstanding": str(v), "passed": "1", "step3.bytes": str(v << 20)}
+                for v in (1, 2, 64)]
+        _, ax = self.draw("x=steps[3].outstanding,y=bytes,logx,logy", rows,
+                          ["steps[3].outstanding"], workload=(3,))
+        self.assertEqual(ax.xaxis.get_major_formatter()(64, 0), "64")
+        self.assertEqual(ax.yaxis.get_major_formatter()(64 << 20, 0), "64 MiB")
+
+    def test_categories_on_x(self):
+        """A grid of flags or presets: the x axis has one tick per value, in grid order."""
+        key = "steps[7].flags"
+        rows = [{key: f, "steps[7].size": s, "passed": "1", "step7.latency_ns.p50": str(p)}
+                for s in (2, 64) for f, p in (("INLINE", 1700), ("none", 2100))]
+        keep = {}
+        _, ax = self.draw(f"x={key},y=latency_ns.p50,series=steps[7].size", rows,
+                          [key, "steps[7].size"], workload=(7,), keep=keep)
+        self.assertEqual(keep["drawn"]["categories"], ["INLINE", "none"])
+        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], ["INLINE", "none"])
+        self.assertEqual(keep["drawn"]["lines"], {"size = 2 B": [(0, 1700.0), (1, 2100.0)],
+                                                  "size = 64 B": [(0, 1700.0), (1, 2100.0)]})
+
+    def test_reference_overlay(self):
+        """--ref / ref=: the CSV's points are drawn, unconnected, with their label, in the color
+        of the line of the same series value; rows that do not fit are counted, not drawn."""
+        rows = [{"pcie.mps": m, "steps[14].outstanding": o, "passed": "1",
+                 "step14.gbps": str(o * m / 100)} for m in (128, 256) for o in (1, 2, 4)]
+        with tempfile.TemporaryDirectory() as tmp:
+            ref = os.path.join(tmp, "fasst.csv")
+            with open(ref, "w") as f:
+                f.write("outstanding,gbps,series,label\n1,1.5,128,FaSST Fig. 3\n"
+                        "4,5.5,128,FaSST Fig. 3\n2,4.5,256,FaSST Fig. 3\nmany,3,256,x\n")
+            keep = {}
+            _, ax = self.draw("x=steps[14].outstanding,y=gbps,series=pcie.mps", rows,
+                              ["pcie.mps", "steps[14].outstanding"], refs=[ref], keep=keep)
+            drawn = keep["drawn"]
+            self.assertEqual(drawn["ref"], {"FaSST Fig. 3 (pcie.mps = 128 B)": [(1, 1.5), (4, 5.5)],
+                                            "FaSST Fig. 3 (pcie.mps = 256 B)": [(2, 4.5)]})
+            self.assertEqual(drawn["ref_skipped"], 1)
+            lines = {line.get_label(): line for line in ax.get_lines()}
+            refline = lines["FaSST Fig. 3 (pcie.mps = 256 B)"]
+            self.assertEqual(refline.get_linestyle(), "None")
+            self.assertEqual(list(refline.get_xdata()), [2])
+            self.assertEqual(refline.get_color(), lines["pcie.mps = 256 B"].get_color())
+            self.assertIn("FaSST Fig. 3 (pcie.mps = 128 B)",
+                          [t.get_text() for t in ax.get_legend().get_texts()])
+            self.assertIn("with 3 reference point(s); 1 reference row(s) skipped",
+                          self.sweep.wrote_line(drawn))
+            # ref= on the plot itself, with the full column names; a file for no plot.
+            with open(ref, "w") as f:
+                f.write("steps[14].outstanding,step14.gbps\n2,3\n")
+            self.draw(f"x=steps[14].outstanding,y=gbps,ref={ref}", rows,
+                      ["pcie.mps", "steps[14].outstanding"], keep=keep)
+            self.assertEqual(keep["drawn"]["ref"], {"fasst": [(2, 3.0)]})
+            plot = self.sweep.parse_plot("x=pcie.mps,y=mops", ["pcie.mps"], [14])
+            with self.assertRaises(self.sweep.UsageError) as caught:
+                self.sweep.attach_refs([plot], [ref], [14])
+            self.assertIn("matches no plot", str(caught.exception))
+            plot = self.sweep.parse_plot(f"x=pcie.mps,y=mops,ref={ref}", ["pcie.mps"], [14])
+            with self.assertRaises(self.sweep.UsageError) as caught:
+                self.sweep.attach_refs([plot], [], [14])
+            self.assertIn("no columns for x=pcie.mps and y=mops", str(caught.exception))
+            with self.assertRaises(self.sweep.UsageError) as caught:
+                self.sweep.attach_refs([plot], [os.path.join(tmp, "missing.csv")], [14])
+            self.assertIn("cannot read", str(caught.exception))
+
+    def test_flags_values(self):
+        """A flags grid value is a list: A+B, none."""
+        sweep = self.sweep
+        self.assertEqual(sweep.field_value("INLINE", True), ["INLINE"])
+        self.assertEqual(sweep.field_value("INLINE+SILENT_SUCCESS", True),
+                         ["INLINE", "SILENT_SUCCESS"])
+        self.assertEqual(sweep.field_value("none", True), [])
+        self.assertEqual(sweep.field_value("0x4", True), 4)  # the bitmask form
+        self.assertEqual(sweep.field_value("0x4", False), 4)
+        scenario = {"steps": [{"op": "pingpong"}, {"op": "pingpong", "flags": ["INLINE"]}]}
+        grid = sweep.parse_grid(["steps[0,1].flags=INLINE,none"], scenario, {})
+        points = sweep.make_points(scenario, grid, [], [], None)
+        self.assertEqual([[s.get("flags") for s in json.loads(p["text"])["steps"]]
+                          for p in points], [[["INLINE"], ["INLINE"]], [[], []]])
+        self.assertEqual([p["params"] for p in points],
+                         [{"steps[0,1].flags": "INLINE"}, {"steps[0,1].flags": "none"}])
 
     def test_series_markers_legend_name(self):
         rows = [{"pcie.mps": m, "steps[14].outstanding": o, "passed": "1",

@@ -38,7 +38,8 @@ def find_rnicsim(explicit=None, build=True):
     1. `explicit` (a --rnicsim PATH), else
     2. the RNICSIM environment variable, else
     3. BUILD/rnicsim (BUILD: $RNICSIM_BUILD_DIR, default build/ of the source tree), else
-    4. when `build` is true, builds it with `scripts/setup --build` (saying so on stderr).
+    4. when `build` is true, builds it with `scripts/setup --build rnicsim` (the simulator
+       alone, not the tests; saying so on stderr).
 
     Raises BuildError (alias RnicsimNotFound) when a named binary is missing or the build
     fails.
@@ -53,18 +54,18 @@ def find_rnicsim(explicit=None, build=True):
             return exe
         raise BuildError(f"no rnicsim binary in {build_dir()} (build it: scripts/setup "
                          "--build, or give --rnicsim PATH / RNICSIM)")
-    print(f"rnicsim: no binary in {build_dir()}: building it (scripts/setup --build)",
+    print(f"rnicsim: no binary in {build_dir()}: building it (scripts/setup --build rnicsim)",
           file=sys.stderr)
     # Quiet build; its log only on failure (scripts/rnicsim does the same).
     setup = os.path.join(ROOT, "scripts", "setup")
     try:
-        proc = subprocess.run([setup, "--build"], capture_output=True, text=True)
+        proc = subprocess.run([setup, "--build", "rnicsim"], capture_output=True, text=True)
     except OSError as e:
         raise BuildError(f"cannot run {setup}: {e.strerror or e}") from e
     exe = _built(build_dir())
     if proc.returncode != 0 or not exe:
         sys.stderr.write(proc.stdout + proc.stderr)
-        raise BuildError("build failed (scripts/setup --build)")
+        raise BuildError("build failed (scripts/setup --build rnicsim)")
     return exe
 
 

@@ -11,8 +11,9 @@ from .binary import env, find_rnicsim
 # RunError is imported from here too (scripts/calibrate).
 from .errors import EXIT_NOT_STARTED, EXIT_REFUSED, Error, RunError, ScenarioError, for_exit
 
-# The ops that report steps[].metrics (app/runner/workloads.cpp).
-WORKLOAD_OPS = ("read_stream", "write_stream", "dma_bench", "traffic")
+# The ops that report steps[].metrics (report_workload(): app/runner/workloads.cpp, traffic.cpp,
+# pingpong.cpp); tools/pylib checks the list against the schema's ops that take metric bounds.
+WORKLOAD_OPS = ("read_stream", "write_stream", "dma_bench", "traffic", "pingpong")
 # The name of every temporary scenario file: the package's, never the scenario's name (a name
 # is data: "../x" or 300 characters must not become a path).
 SCENARIO_FILE = "scenario.json"
@@ -26,7 +27,8 @@ def _steps_of(scenario):
 
 
 def workload_steps(scenario):
-    """The workload steps (read_stream, write_stream, dma_bench, traffic) of a scenario dict."""
+    """The workload steps (read_stream, write_stream, dma_bench, traffic, pingpong) of a
+    scenario dict."""
     return [s for s in _steps_of(scenario) if isinstance(s, dict) and s.get("op") in WORKLOAD_OPS]
 
 

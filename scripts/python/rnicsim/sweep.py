@@ -27,9 +27,11 @@ STEP_KEY = re.compile(r"^steps\[(-?\d+(?:,-?\d+)*)\]((?:\.[A-Za-z_][A-Za-z0-9_]*
                       r"\.[A-Za-z_][A-Za-z0-9_]*)$")
 FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?$")
 FIXED_COLUMNS = ["point", "passed", "exit_code", "sim_ns", "wall_s"]
-PLOT_PARTS = ("x", "y", "series", "file", "xlabel", "ylabel", "title")  # --plot NAME=VALUE
+PLOT_PARTS = ("x", "y", "series", "file", "xlabel", "ylabel", "title", "ref")  # --plot NAME=V
 PLOT_COLUMNS = ("sim_ns", "wall_s", "passed", "exit_code")  # y= besides the metrics
 MARKERS = ["o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h", "p"]
+REF_MARKERS = ["x", "+", "1", "2", "3", "4"]  # reference points: unfilled, unlike the lines'
+REF_OPTIONAL = ("series", "label")  # a reference CSV's columns besides x and y
 LINESTYLES = ["-", "--", "-.", ":"]
 
 
@@ -139,12 +141,37 @@ def resolve_step_path(scenario, key):
     return indices, fields
 
 
+# Step fields that are JSON arrays even when the step leaves them out (op_flags in the
+# schema): a grid value for them is a list, A+B (see field_value()).
+ARRAY_FIELDS = ("flags",)
+EMPTY_ARRAY = ("none", "[]")
+
+
+def field_value(text, array):
+    """A grid value as the step field takes it: for an array field (flags), `A+B` is
+    ["A", "B"] and `none` (or `[]`) is [] (an integer stays one: flags' bitmask form); else
+    parse_value(text). Values that are already not text (a test's 64) pass through."""
+    if not isinstance(text, str):
+        return text
+    if not array:
+        return parse_value(text)
+    if text.strip() in EMPTY_ARRAY:
+        return []
+    value = parse_value(text)
+    if isinstance(value, int):
+        return value
+    return [parse_value(item.strip()) for item in text.split("+")]
+
+
 def set_step_field(scenario, indices, fields, value):
+    """Sets the field in each step; a text value becomes a list when the field is an array
+    (a flags field, or one the step holds as a list), else a number when it reads as one."""
     for index in indices:
         node = scenario["steps"][index]
         for field, element in fields[:-1]:
             node = node[field] if element is None else node[field][element]
-        node[fields[-1][0]] = value
+        name = fields[-1][0]
+        node[name] = field_value(value, name in ARRAY_FIELDS or isinstance(node.get(name), list))
 
 
 def parse_grid(specs, scenario, known_keys, option="--grid", taken=()):
@@ -197,7 +224,7 @@ def plot_formats():
 
 def parse_plot(spec, grid_keys, workload):
     plot = {"logx": False, "logy": False, "series": None, "file": None, "xlabel": None,
-            "ylabel": None, "title": None}
+            "ylabel": None, "title": None, "ref": None}
     for part in re.split(r",(?![^\[]*\])", spec):  # not the commas of steps[N,M]
         part = part.strip()
         if part in ("logx", "logy"):
@@ -207,7 +234,7 @@ def parse_plot(spec, grid_keys, workload):
         if not eq or name not in PLOT_PARTS or not value:
             raise UsageError(f"--plot {spec!r}: bad part {part!r}" + cli.did_you_mean(
                 name, PLOT_PARTS + ("logx", "logy"), " (expected x=KEY, y=METRIC, series=KEY, "
-                "file=NAME.png, logx, logy, xlabel=, ylabel=, title=)"))
+                "file=NAME.png, logx, logy, xlabel=, ylabel=, title=, ref=FILE.csv)"))
         plot[name] = value
     if plot["file"] is not None:
         # A plain name in the --out DIR: the sweep writes nowhere else, nor over its own files.
@@ -282,7 +309,7 @@ def apply_field(scenario, kind, path, value):
     if kind == "preset":
         scenario.setdefault("config", {})["preset"] = value
     else:
-        set_step_field(scenario, path[0], path[1], parse_value(value))
+        set_step_field(scenario, path[0], path[1], value)
 
 
 def combinations(grid, zipped):
@@ -427,6 +454,8 @@ def number(text):
 
 
 def file_stem(text):
+    """A readable file name part: flows[1].qps -> flows1.qps, other odd characters -> _."""
+    text = re.sub(r"\[(\d+)\]", r"\1", text)
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
 
 
@@ -440,8 +469,103 @@ def plot_file_name(plot, y, workload):
     return name + ".png"
 
 
+# ---------------------------------------------------------------------------------------------
+# Reference data (--ref FILE.csv, --plot ...,ref=FILE.csv)
+
+def load_ref(path, option="--ref"):
+    """A reference CSV as {"path", "columns", "rows"}: a header line, then one point a row.
+    Refused (UsageError) when unreadable, not CSV, or without a header and a row."""
+    try:
+        # utf-8-sig: a spreadsheet's export may start with a byte-order mark.
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            reader = csv.DictReader(f)
+            columns = [c.strip() for c in (reader.fieldnames or [])]
+            rows = [{k.strip(): (v or "").strip() for k, v in r.items() if k is not None}
+                    for r in reader]
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise UsageError(f"{option} {path}: cannot read: {getattr(e, 'strerror', None) or e}") \
+            from e
+    if len(columns) < 2 or not rows:
+        raise UsageError(f"{option} {path}: expected a header (the plot's x and y columns, "
+                         "optionally series and label) and at least one row")
+    return {"path": path, "columns": columns, "rows": rows}
+
+
+def plot_y_names(y, workload):
+    """The names a y column of a reference CSV may have: as given, the column it means
+    (stepN.METRIC of the last workload step for a bare metric), its short name."""
+    names = [y]
+    if y not in PLOT_COLUMNS and not y.startswith("step") and workload:
+        names.append(f"step{workload[-1]}.{y}")
+    names.append(units.short_name(y))
+    return list(dict.fromkeys(names))
+
+
+def ref_columns(ref, plot, workload):
+    """(x column, y column) of a reference CSV for a plot: columns named like the plot's x
+    (the grid key, or its short name: steps[14].outstanding or outstanding) and y (gbps,
+    step14.gbps); None when it has not both."""
+    xcol = next((c for c in (plot["x"], units.short_name(plot["x"])) if c in ref["columns"]),
+                None)
+    ycol = next((c for c in plot_y_names(plot["y"], workload) if c in ref["columns"]), None)
+    return (xcol, ycol) if xcol and ycol else None
+
+
+def attach_refs(plots_, ref_paths, workload):
+    """Loads the reference CSVs (--ref for every plot, ref= for one) and gives each plot
+    plot["refs"] = [(ref, x column, y column)]. A plot's own ref= must have its x and y
+    columns; a --ref file must have them for at least one plot (it is skipped on the
+    others). Raises UsageError before anything runs."""
+    loaded = {}
+
+    def get(path, option):
+        if path not in loaded:
+            loaded[path] = load_ref(path, option)
+        return loaded[path]
+
+    shared = [get(path, "--ref") for path in ref_paths]
+    used = {path: False for path in ref_paths}
+    for plot in plots_:
+        plot["refs"] = []
+        if plot["ref"]:
+            ref = get(plot["ref"], "--plot ref=")
+            cols = ref_columns(ref, plot, workload)
+            if cols is None:
+                raise UsageError(f"--plot ref={plot['ref']}: no columns for x={plot['x']} and "
+                                 f"y={plot['y']} (columns: {', '.join(ref['columns'])}; "
+                                 f"expected {units.short_name(plot['x'])} and "
+                                 f"{units.short_name(plot['y'])})")
+            plot["refs"].append((ref, *cols))
+        for ref in shared:
+            cols = ref_columns(ref, plot, workload)
+            if cols is not None and ref["path"] != plot["ref"]:
+                plot["refs"].append((ref, *cols))
+                used[ref["path"]] = True
+    for path, hit in used.items():
+        if not hit:
+            ref = loaded[path]
+            wanted = "; ".join(f"{units.short_name(p['x'])} and {units.short_name(p['y'])}"
+                               for p in plots_) or "no --plot given"
+            raise UsageError(f"--ref {path}: matches no plot (columns: "
+                             f"{', '.join(ref['columns'])}; the plots need {wanted})")
+
+
+def same_value(a, b):
+    """Grid values compare as numbers when both are (256 and 256.0), else as text."""
+    na, nb = number(a), number(b)
+    return na == nb if na is not None and nb is not None else str(a).strip() == str(b).strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawing
+
 def draw_plot(plot, grid_keys, zipped, rows, columns, workload, out_dir, unit_table,
-              used_names):
+              used_names, scenario_info=(None, None)):
+    """Draws one --plot into out_dir. Returns what it drew: {"path", "xlabel", "ylabel",
+    "title", "lines": {legend label: [(x, y)]}, "ref": {legend label: [(x, y)]},
+    "ref_skipped": rows of the reference CSVs that could not be placed, "categories": the x
+    tick texts of a non-numeric x (preset, flags), else None}. scenario_info: the scenario's
+    (name, description), for the default title."""
     plt = plots.pyplot()
     y = plot["y"]
     if y not in columns:
@@ -450,54 +574,107 @@ def draw_plot(plot, grid_keys, zipped, rows, columns, workload, out_dir, unit_ta
                              cli.did_you_mean(y, columns, f" (columns: {', '.join(columns)})"))
         y = f"step{workload[-1]}.{y}"
     x = plot["x"]
+    series = plot["series"]
     # Keys zipped with x (or with series) vary with it: they split no line.
     linked = set()
-    for key in (x, plot["series"]):
+    for key in (x, series):
         if key in zipped:
             linked |= set(zipped)
-    group_keys = ([plot["series"]] if plot["series"] else []) + \
-        [k for k in grid_keys if k not in (x, plot["series"]) and k not in linked
+    group_keys = ([series] if series else []) + \
+        [k for k in grid_keys if k not in (x, series) and k not in linked
          and len({r[k] for r in rows}) > 1]
-    lines = {}
-    for row in rows:
-        xv, yv = number(row[x]), number(row[y])
-        if xv is None or yv is None or str(row["passed"]) != "1":
+    passed = [r for r in rows if str(r["passed"]) == "1" and number(r[y]) is not None]
+    # A grid key that is not a number (preset, flags) is an axis of categories, in grid order.
+    categories = None
+    if any(number(r[x]) is None for r in passed):
+        categories = list(dict.fromkeys(str(r[x]) for r in passed))
+
+    def x_of(value):
+        if categories is None:
+            return number(value)
+        return next((i for i, c in enumerate(categories) if same_value(c, value)), None)
+
+    lines, line_series = {}, {}
+    for row in passed:
+        xv, yv = x_of(row[x]), number(row[y])
+        if xv is None:
             continue
         label = ", ".join(units.legend_entry(k, row[k], unit_table) for k in group_keys)
         lines.setdefault(label, []).append((xv, yv))
+        if series:
+            line_series.setdefault(label, row[series])
 
     several = len(workload) > 1
+    x_unit, y_unit = units.unit_of(x, unit_table), units.unit_of(y, unit_table)
     fig, ax = plt.subplots(figsize=(7, 4.5))
+    colors = {}
     for i, (label, pts) in enumerate(lines.items()):
         pts.sort()
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=MARKERS[i % len(MARKERS)],
-                linestyle=LINESTYLES[i % len(LINESTYLES)], label=label or None)
-    xs = sorted({p[0] for pts in lines.values() for p in pts})
-    powers_of_two = False
-    if plot["logx"]:
-        powers_of_two = xs and all(v > 0 and v == int(v) and not int(v) & (int(v) - 1) for v in xs)
-        ax.set_xscale("log", base=2 if powers_of_two else 10)
+        drawn = ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                        marker=MARKERS[i % len(MARKERS)],
+                        linestyle=LINESTYLES[i % len(LINESTYLES)], label=label or None)
+        colors[label] = drawn[0].get_color()
+    ref_drawn, ref_skipped = {}, 0
+    for k, (ref, xcol, ycol) in enumerate(plot.get("refs", [])):
+        stem = os.path.splitext(os.path.basename(ref["path"]))[0]
+        groups = {}
+        for r in ref["rows"]:
+            xv, yv = x_of(r.get(xcol, "")), number(r.get(ycol))
+            if xv is None or yv is None:
+                ref_skipped += 1
+                continue
+            sv = r.get("series", "") if series else ""
+            text = r.get("label") or stem
+            if sv:
+                text += f" ({units.legend_entry(series, sv, unit_table)})"
+            groups.setdefault((text, sv), []).append((xv, yv))
+        for j, ((text, sv), pts) in enumerate(groups.items()):
+            # The color of the simulated line of the same series value, else black.
+            color = next((colors[lab] for lab, v in line_series.items() if sv and
+                          same_value(v, sv)), "black")
+            pts.sort()
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="none",
+                    marker=REF_MARKERS[(k + j) % len(REF_MARKERS)], markersize=9,
+                    markeredgewidth=1.6, color=color, label=text, zorder=3)
+            ref_drawn.setdefault(text, []).extend(pts)
+    every = [p for pts in list(lines.values()) + list(ref_drawn.values()) for p in pts]
+    from matplotlib.ticker import FuncFormatter
+    if categories is not None:
+        ax.set_xticks(range(len(categories)))
+        ax.set_xticklabels([units.value_text(c, x_unit) for c in categories])
+        ax.set_xlim(-0.5, len(categories) - 0.5)
+    elif plot["logx"]:
+        xs = {p[0] for p in every}
+        powers_of_two = bool(xs) and all(v > 0 and v == int(v) and not int(v) & (int(v) - 1)
+                                         for v in xs)
+        # Byte counts on a base-2 axis read 256 B, 4 KiB, 2 MiB (not 2^21); other counts as
+        # plain numbers (64, not 2^6).
+        if powers_of_two or units.is_bytes(x_unit):
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(FuncFormatter(
+                lambda v, _: units.tick_text(v, x_unit)))
+        else:
+            ax.set_xscale("log")
     if plot["logy"]:
-        ax.set_yscale("log")
-    elif all(p[1] >= 0 for pts in lines.values() for p in pts):
+        if units.is_bytes(y_unit):
+            ax.set_yscale("log", base=2)
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: units.tick_text(v, y_unit)))
+        else:
+            ax.set_yscale("log")
+    elif all(p[1] >= 0 for p in every):
         # A linear axis of rates or latencies starts at zero: a 20% drop must not look like a
         # cliff.
-        top = max((p[1] for pts in lines.values() for p in pts), default=0)
+        top = max((p[1] for p in every), default=0)
         ax.set_ylim(0, top * 1.08 if top > 0 else 1)
-    if units.short_unit(units.unit_of(x, unit_table)) == "B" and plot["logx"] and powers_of_two:
-        # Byte counts on a base-2 axis read as 256 B, 4 KiB, 1 MiB rather than 2^18.
-        from matplotlib.ticker import FuncFormatter
-        ax.xaxis.set_major_formatter(FuncFormatter(
-            lambda v, _: units.value_text(int(v), "bytes") if v >= 1 and v == int(v) else ""))
     xlabel = plot["xlabel"] or units.axis_label(x, unit_table, show_step=several)
     ylabel = plot["ylabel"] or units.axis_label(y, unit_table, show_step=several)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, which="both", alpha=0.3)
-    if any(lines):
+    if any(lines) or ref_drawn:
         ax.legend(fontsize="small")
-    ax.set_title(plot["title"] or f"{units.short_name(y)} vs {units.short_name(x)}",
-                 fontsize="medium")
+    title = plot["title"] or units.default_title(*scenario_info, y, x, series)
+    ax.set_title(title, fontsize="medium")
     fig.tight_layout()
     name = plot["file"] or plot_file_name(plot, y, workload)
     if not plot["file"] and name in used_names:  # two plots of the same short names
@@ -513,7 +690,21 @@ def draw_plot(plot, grid_keys, zipped, rows, columns, workload, out_dir, unit_ta
         raise UsageError(f"cannot write the plot {path}: {e}") from e
     finally:
         plt.close(fig)
-    return path, xlabel, ylabel
+    return {"path": path, "xlabel": xlabel, "ylabel": ylabel, "title": title, "lines": lines,
+            "ref": ref_drawn, "ref_skipped": ref_skipped, "categories": categories}
+
+
+def wrote_line(drawn):
+    """`sweep: wrote DIR/gbps-vs-size.png (x: size [B]; y: gbps [Gb/s])`, plus the reference
+    points drawn."""
+    line = f"sweep: wrote {drawn['path']} (x: {drawn['xlabel']}; y: {drawn['ylabel']})"
+    count = sum(len(p) for p in drawn["ref"].values())
+    if drawn["ref"] or drawn["ref_skipped"]:
+        line += f" with {count} reference point(s)"
+    if drawn["ref_skipped"]:
+        line += (f"; {drawn['ref_skipped']} reference row(s) skipped (x or y not a value of "
+                 "this plot)")
+    return line
 
 
 # ---------------------------------------------------------------------------------------------
@@ -652,11 +843,25 @@ def replot(args):
         except (Error, subprocess.CalledProcessError, OSError):
             unit_table = {}
     specs = [parse_plot(spec, grid_keys, workload) for spec in args.plot]
+    attach_refs(specs, args.ref, workload)
     out_dir = args.out or src
     make_out_dir(out_dir)
     used = set()
     for plot in specs:
-        path, xlabel, ylabel = draw_plot(plot, grid_keys, zipped, rows, fields, workload,
-                                         out_dir, unit_table, used)
-        print(f"sweep: wrote {path} (x: {xlabel}; y: {ylabel})")
+        drawn = draw_plot(plot, grid_keys, zipped, rows, fields, workload, out_dir, unit_table,
+                          used, scenario_info(meta))
+        print(wrote_line(drawn))
     return 0
+
+
+def scenario_info(meta):
+    """(name, description) of a sweep's scenario, from its results.json (or, for a sweep
+    older than those fields, from the scenario file it names, when still there)."""
+    if "name" in meta or "description" in meta:
+        return meta.get("name"), meta.get("description")
+    try:
+        with open(meta["scenario"]) as f:
+            scenario = json.load(f)
+        return scenario.get("name"), scenario.get("description")
+    except (KeyError, TypeError, OSError, ValueError, AttributeError):
+        return None, None

@@ -44,9 +44,13 @@ def metric_unit(name):
 # Columns of a sweep's results.csv that are not metrics.
 COLUMN_UNITS = {"sim_ns": "ns", "wall_s": "s"}
 # Scenario fields a sweep varies (steps[N].FIELD), by their last name.
+# tools/pylib checks that every numeric field of a workload op (and of its flows and remote)
+# in scenarios/schema.json has one.
 FIELD_UNITS = {
     "size": "bytes", "span": "bytes", "length": "bytes", "offset": "bytes", "window": "bytes",
-    "stride": "bytes", "count": "operations", "outstanding": "operations",
+    "stride": "bytes", "region_bytes": "bytes", "page_size": "bytes",
+    "count": "operations", "outstanding": "operations", "ops": "operations",
+    "warmup_ops": "operations", "signal_every": "WQEs", "regions": "regions",
     "depth": "entries", "send_depth": "WQEs", "recv_depth": "WQEs", "qps": "QP pairs",
 }
 # Units shown in short form on plots.
@@ -116,7 +120,7 @@ def value_text(value, unit):
     except (TypeError, ValueError):
         return text
     if unit == "B" and number.is_integer() and number >= 1024:
-        for power, prefix in ((3, "Gi"), (2, "Mi"), (1, "Ki")):
+        for power, prefix in ((4, "Ti"), (3, "Gi"), (2, "Mi"), (1, "Ki")):
             if number % (1024 ** power) == 0:
                 return f"{int(number) // 1024 ** power} {prefix}B"
     if not unit or unit in ("fraction", "bool", "bitmask"):
@@ -127,3 +131,46 @@ def value_text(value, unit):
 def legend_entry(name, value, params=None):
     """`pcie.mps = 256 B`, `remote.span = 1 MiB`."""
     return f"{short_name(name)} = {value_text(value, unit_of(name, params))}"
+
+
+def is_bytes(unit):
+    return short_unit(unit) == "B"
+
+
+def tick_text(value, unit):
+    """The text of a tick on a log axis: byte counts in binary units (2097152 -> `2 MiB`, 1024
+    -> `1 KiB`, 512 -> `512 B`; the unit is in the axis label, but a byte tick keeps its
+    prefix), other whole numbers plainly (64, not 2^6), fractions to 3 digits; "" for ticks
+    at zero or below (a log axis has none)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return ""
+    if not number > 0:
+        return ""
+    if is_bytes(unit) and number.is_integer():
+        return value_text(int(number), "bytes")
+    if number.is_integer():
+        return str(int(number))
+    return f"{number:.3g}"
+
+
+def default_title(name, description, y, x, series=None, width=85):
+    """A plot's default title: `NAME: Y vs X[ by SERIES]` (short names) and, below it, the
+    first sentence of the scenario's description (wrapped, at most two lines, cut with an
+    ellipsis). Without a scenario name, `Y vs X[ by SERIES]` alone."""
+    import textwrap
+    head = f"{short_name(y)} vs {short_name(x)}" + (f" by {short_name(series)}" if series
+                                                      else "")
+    if not name:
+        return head
+    lines = [f"{name}: {head}"]
+    if description:
+        sentence = re.split(r"(?<=[.!?])\s", str(description).strip(), maxsplit=1)[0]
+        wrapped = textwrap.wrap(sentence, width)
+        if len(wrapped) > 2:
+            wrapped = wrapped[:2]
+            wrapped[1] = textwrap.shorten(wrapped[1] + " ...", width - 3,
+                                          placeholder="").rstrip(" ,;:") + "..."
+        lines += wrapped
+    return "\n".join(lines)
