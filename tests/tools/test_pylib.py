@@ -259,6 +259,58 @@ class ResultsAccess(unittest.TestCase):
         self.assertEqual(frame.loc[0, "op"], "dma_bench")
         self.assertEqual(frame.loc[0, "bytes"], 200 * 1024)
 
+    def test_stats_rows(self):
+        rows = self.r.stats_rows()
+        by = {(x["node"], x["unit"], x["statistic"]): x for x in rows}
+        self.assertEqual(by[("A", "memory", "dev_reads")],
+                         {"node": "A", "unit": "memory", "statistic": "dev_reads",
+                          "value": self.r["stats"]["A.memory"]["dev_reads"],
+                          "unit_of_measure": "transactions"})
+        self.assertEqual(by[("A", "memory", "dev_reads")]["value"], 400)  # 200 x 1024 B / MRRS
+        self.assertEqual(by[(None, "switch", "forwarded")]["unit_of_measure"], "messages")
+        # A histogram: a row per field, the count in samples, the rest in ns.
+        hist = self.r["stats"]["A.rnic.dma_read"]["request_latency_ns"]
+        self.assertEqual(by[("A", "rnic.dma_read", "request_latency_ns.count")],
+                         {"node": "A", "unit": "rnic.dma_read",
+                          "statistic": "request_latency_ns.count", "value": hist["count"],
+                          "unit_of_measure": "samples"})
+        self.assertEqual(hist["count"], 200)
+        self.assertEqual(by[("A", "rnic.dma_read", "request_latency_ns.p50")]["unit_of_measure"],
+                         "ns")
+        # An occupancy: mean and max in the resource's unit.
+        self.assertEqual(by[("B", "rnic.fetcher", "wqes_buffered.max")]["unit_of_measure"],
+                         "WQEs")
+        # Every number of "stats" is a row, and `rnicsim stats` gives each a unit.
+        numbers = sum(len(v) if isinstance(v, dict) else 1
+                      for owner in self.r["stats"].values() for v in owner.values())
+        self.assertEqual(len(rows), numbers)
+        self.assertEqual([x for x in rows if not x["unit_of_measure"]], [])
+        self.assertEqual(self.r.rnicsim, RNICSIM)  # run() says which binary wrote them
+        # Results read from a file: units from the binary given.
+        loaded = rnicsim.Results(json.loads(json.dumps(self.r)))
+        self.assertEqual(loaded.stats_rows(RNICSIM), rows)
+
+    def test_stats_frame(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            with self.assertRaises(ImportError) as caught:
+                self.r.stats_frame()
+            self.assertIn("pandas", str(caught.exception))
+            return
+        frame = self.r.stats_frame()
+        self.assertEqual(list(frame.columns),
+                         ["node", "unit", "statistic", "value", "unit_of_measure"])
+        row = frame[(frame.node == "A") & (frame.unit == "memory")
+                    & (frame.statistic == "dev_reads")]
+        self.assertEqual(row["value"].tolist(), [400])
+        self.assertEqual(row["unit_of_measure"].tolist(), ["transactions"])
+
+    def test_stats_of_a_refused_run(self):
+        r = rnicsim.run(dict(tiny(), steps="no"), rnicsim=RNICSIM, check=False)
+        with self.assertRaises(rnicsim.ScenarioError):
+            r.stats_rows()
+
     def test_workload_steps(self):
         data = {"steps": [{"op": "create_pd"}, {"op": "read_stream"}, {"op": "dma_bench"},
                           {"op": "expect_memory"}, {"op": "traffic"}]}
@@ -276,6 +328,45 @@ class ResultsAccess(unittest.TestCase):
                         if "metric_bounds" in json.dumps(branch["then"])}
         self.assertEqual(set(rnicsim.WORKLOAD_OPS), with_metrics)
         self.assertIn("pingpong", rnicsim.WORKLOAD_OPS)
+
+
+class Parallel(unittest.TestCase):
+    def test_run_many_in_order(self):
+        small = tiny()
+        small["steps"][0]["count"] = 10
+        rs = rnicsim.run_many([TINY, small, TINY], jobs=2, set={"pcie.mrrs": 256},
+                              rnicsim=RNICSIM)
+        self.assertEqual([r.metrics()["ops"] for r in rs], [200, 10, 200])
+        self.assertEqual({r["config"]["pcie.mrrs"] for r in rs}, {256})
+
+    def test_runner_names_edits_and_count(self):
+        with open(TINY) as f:
+            before = f.read()
+        given = tiny()
+        with rnicsim.Runner(2, RNICSIM, directory=os.path.dirname(TINY)) as runner:
+            plain = runner.submit("tiny", seed=5)  # a bare name: DIRECTORY/tiny.json
+            edited = runner.submit("tiny", lambda d: d["steps"][0].update(count=7))
+            from_dict = runner.submit(given, lambda d: d["steps"][0].update(count=3))
+            self.assertEqual(runner.count, 3)
+            self.assertEqual(plain.result()["seed"], 5)
+            self.assertEqual(edited.result().metrics()["ops"], 7)
+            self.assertEqual(from_dict.result().metrics()["ops"], 3)
+        with open(TINY) as f:
+            self.assertEqual(f.read(), before)  # the edit changed a copy
+        self.assertEqual(given, tiny())
+
+    def test_runner_failures(self):
+        with rnicsim.Runner(1, RNICSIM, directory=os.path.dirname(TINY)) as runner:
+            bad = runner.submit("tiny", lambda d: None, set=["pcie.mrrs=3"])
+            with self.assertRaises(rnicsim.ScenarioError) as caught:
+                bad.result()
+            # The message names the scenario and the arguments of the run that failed.
+            self.assertIn("rnicsim run tiny.json --set pcie.mrrs=3: exit 2", str(caught.exception))
+            self.assertEqual(caught.exception.exit_code, 2)
+            self.assertTrue(runner.submit("tiny", set=["pcie.mrrs=3"], check=False)
+                             .result().refused)
+            with self.assertRaises(rnicsim.ScenarioError):
+                runner.submit("no-such-scenario", lambda d: None)  # read now: raises now
 
 
 class Markdown(unittest.TestCase):
@@ -364,6 +455,31 @@ class FindBinary(unittest.TestCase):
         self.assertEqual(run.call_count, 1)
         said = "".join(c.args[0] for c in stderr.write.call_args_list)
         self.assertIn("building it", said)
+
+    def test_no_checkout_takes_path(self):
+        # An installed copy that knows no checkout: `rnicsim` on PATH, else a clear error.
+        bindir = os.path.join(self.tmp.name, "bin")
+        exe = self.fake("bin", "rnicsim")
+        with mock.patch.object(binary, "ROOT", None), \
+                mock.patch.dict(os.environ, {"PATH": os.path.join(self.tmp.name, "none")}):
+            with self.assertRaises(rnicsim.BuildError) as caught:
+                rnicsim.find_rnicsim()
+            self.assertIn("PATH", str(caught.exception))
+            self.assertIn("RNICSIM", str(caught.exception))
+            os.environ["PATH"] = bindir
+            with mock.patch("subprocess.run") as run:
+                self.assertEqual(rnicsim.find_rnicsim(), exe)
+            run.assert_not_called()  # nothing to build with
+            os.environ["RNICSIM"] = RNICSIM
+            self.assertEqual(rnicsim.find_rnicsim(), RNICSIM)  # $RNICSIM first
+
+    def test_checkout_ignores_path(self):
+        # In a checkout the build is the binary (PATH is not looked at).
+        os.environ["RNICSIM_BUILD_DIR"] = os.path.join(self.tmp.name, "empty")
+        self.fake("bin", "rnicsim")
+        with mock.patch.dict(os.environ, {"PATH": os.path.join(self.tmp.name, "bin")}):
+            with self.assertRaises(rnicsim.BuildError):
+                rnicsim.find_rnicsim(build=False)
 
     def test_cli_exit(self):
         with self.assertRaises(SystemExit) as caught, mock.patch("sys.stderr"):

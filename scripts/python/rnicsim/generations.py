@@ -15,6 +15,10 @@ import os
 from .binary import ROOT
 from .markdown import header, row, series
 
+if ROOT is None:  # an installed copy that knows no checkout (binary.py)
+    raise ImportError("rnicsim.generations needs an rnicsim source tree (scenarios/explore): "
+                      "install the package with pip install ./scripts/python from one")
+
 PRESETS = ["connectx3", "connect-ib", "connectx5", "connectx6"]
 EXPLORE = os.path.join(ROOT, "scenarios", "explore")
 
@@ -75,7 +79,7 @@ SOURCES = [
 
 
 def submit(run, quick):
-    """Queues every run of both curves on `run` (calibrate's Runner); the futures, by
+    """Queues every run of both curves on `run` (an rnicsim.Runner); the futures, by
     (preset, x)."""
     qps = QP_COUNTS_QUICK if quick else QP_COUNTS
     windows = WINDOWS_QUICK if quick else WINDOWS

@@ -34,6 +34,10 @@ import time
 from .binary import ROOT, env
 from .errors import Error
 
+if ROOT is None:  # an installed copy that knows no checkout (binary.py)
+    raise ImportError("rnicsim.identity needs an rnicsim source tree (scenarios/, git history): "
+                      "install the package with pip install ./scripts/python from one")
+
 # Top-level fields of the results JSON that differ between runs or builds of the same model
 # (app/runner/results.cpp): wall_s, the wall-clock seconds of the run; version, the build's
 # version string. Everything else (config, steps, metrics, stats, sim_ns, ...) depends only

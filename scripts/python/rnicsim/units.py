@@ -3,13 +3,17 @@
 legend entries built from them (scripts/sweep's plots).
 
 - config keys: the unit column of `rnicsim params` (param_units()).
+- unit statistics (the results' "stats"): the unit column of `rnicsim stats` (stat_units()).
 - workload metrics (steps[].metrics): METRIC_UNITS, the table of docs/generated/stats.md
   (ctest tools/pylib checks that the two agree).
 - scenario fields (steps[N].FIELD): FIELD_UNITS, by the field's last name.
 """
+import functools
 import re
+import subprocess
 
 from .binary import call
+from .errors import RunError
 
 # The workload metrics of read_stream / write_stream / dma_bench and their units, as
 # docs/generated/stats.md lists them ("Workload metrics").
@@ -66,6 +70,23 @@ def param_units(rnicsim):
         parts = line.split()
         if len(parts) >= 3:
             units[parts[0]] = parts[2]
+    return units
+
+
+@functools.lru_cache(maxsize=None)
+def stat_units(rnicsim):
+    """{(owner, name): unit} of every statistic, from `rnicsim stats` (owner, name, unit,
+    meaning, tab-separated; owner `NODE.rnic.mtt` for each node's, `switch`). Read once per
+    binary. Raises RunError when the binary cannot list them."""
+    try:
+        text = call(rnicsim, "stats")
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise RunError(f"{rnicsim} stats: {e}") from e
+    units = {}
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 3:
+            units[(parts[0], parts[1])] = parts[2]
     return units
 
 
