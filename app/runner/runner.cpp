@@ -134,7 +134,7 @@ class Driver : public sc_core::sc_module {
     }
     // The whole run's bottleneck report: the same figures as a step's, over [0, now].
     const CounterWindow& window = ctx_.counter_window();
-    result_.bottlenecks = window.bottlenecks(window.zero(), window.take(), ctx_.qps_per_node());
+    result_.bottlenecks = window.bottlenecks(window.zero(), window.take(), ctx_.qp_slots());
     finished = true;
     end_.finish();
   }
@@ -263,10 +263,13 @@ const CounterWindow& RunContext::counter_window() {
   return *counter_window_;
 }
 
-std::vector<size_t> RunContext::qps_per_node() const {
-  std::vector<size_t> qps;
-  for (const auto& a : adapters) qps.push_back(a->Usage().qps);
-  return qps;
+std::vector<CounterWindow::QpSlots> RunContext::qp_slots() const {
+  std::vector<CounterWindow::QpSlots> slots;
+  for (const auto& a : adapters) {
+    const host::AdapterUsage u = a->Usage();
+    slots.push_back({double(u.ord_total), double(u.ird_total)});
+  }
+  return slots;
 }
 
 void RunContext::create_adapters() {

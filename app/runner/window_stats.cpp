@@ -111,14 +111,14 @@ void CounterWindow::add_resources(size_t node, const std::string& node_name,
     r.wait_counter = wait ? find(counter, wait) : kNone;
     resources_.push_back(r);
   };
-  auto held = [&](const char* name, const std::string& occupancy_name, double capacity,
-                  double per_qp, const std::string& wait) {
+  auto held = [&](const char* name, const std::string& occupancy_name, double capacity, bool ird,
+                  const std::string& wait) {
     const size_t o = find(occupancy, occupancy_name);
     if (o == kNone) return;
     Resource r{node, node_name, name};
     r.occupancy = o;
     r.capacity = capacity;
-    r.capacity_per_qp = per_qp;
+    r.ird = ird;
     r.wait_counter = wait.empty() ? kNone : find(counter, wait);
     resources_.push_back(r);
   };
@@ -134,27 +134,27 @@ void CounterWindow::add_resources(size_t node, const std::string& node_name,
     // Its received bytes at line rate: the switch output that feeds it.
     busy("port.rx", "rx_bytes", 8000.0 / port_gbps, nullptr);
   } else if (unit == "dma_read") {
-    held("read_tags", "tags_in_use", rnic.pcie.max_read_tags, 0, "tag_stall_ps");
+    held("read_tags", "tags_in_use", rnic.pcie.max_read_tags, false, "tag_stall_ps");
   } else if (unit == "mtt") {
-    held("mtt.miss_registers", "misses_outstanding", rnic.mtt.max_outstanding_misses, 0,
+    held("mtt.miss_registers", "misses_outstanding", rnic.mtt.max_outstanding_misses, false,
          "miss_register_stall_ps");
   } else if (unit == "protection") {
-    held("mpt.miss_registers", "misses_outstanding", rnic.mpt.max_outstanding_misses, 0,
+    held("mpt.miss_registers", "misses_outstanding", rnic.mpt.max_outstanding_misses, false,
          "miss_register_stall_ps");
   } else if (unit == "context") {
-    held("qpc.miss_registers", "qpc_misses_outstanding", rnic.context.qpc.max_outstanding_misses, 0,
-         "qpc_miss_register_stall_ps");
-    held("cqc.miss_registers", "cqc_misses_outstanding", rnic.context.cqc.max_outstanding_misses, 0,
-         "cqc_miss_register_stall_ps");
+    held("qpc.miss_registers", "qpc_misses_outstanding", rnic.context.qpc.max_outstanding_misses,
+         false, "qpc_miss_register_stall_ps");
+    held("cqc.miss_registers", "cqc_misses_outstanding", rnic.context.cqc.max_outstanding_misses,
+         false, "cqc_miss_register_stall_ps");
   } else if (unit == "fetcher") {
     // What waits for it is counted in scheduler turns (buffer_full), not time.
-    held("wqe.buffer", "wqes_buffered", rnic.wqe.cache_entries, 0, "");
+    held("wqe.buffer", "wqes_buffered", rnic.wqe.cache_entries, false, "");
   } else if (unit == "requester") {
     // Waits for ORD are counted in requests (ord_stalls), not time.
-    held("ord", "reads_outstanding", 0, rnic.qp.max_ord, "");
+    held("ord", "reads_outstanding", 0, false, "");
   } else if (unit == "responder") {
-    held("ird", "ird_in_use", 0, rnic.qp.max_ird, "ird_stall_ps");
-    held("responder.read_contexts", "read_contexts_in_use", rnic.responder.read_contexts, 0,
+    held("ird", "ird_in_use", 0, true, "ird_stall_ps");
+    held("responder.read_contexts", "read_contexts_in_use", rnic.responder.read_contexts, false,
          "read_context_wait_ps");
   }
 }
@@ -180,7 +180,7 @@ CounterWindow::Snapshot CounterWindow::zero() const {
 }
 
 std::vector<ResourceLoad> CounterWindow::bottlenecks(const Snapshot& a, const Snapshot& b,
-                                                     const std::vector<size_t>& qps) const {
+                                                     const std::vector<QpSlots>& slots) const {
   std::vector<ResourceLoad> out;
   const double window_ps = double(b.time_ps - a.time_ps);
   if (window_ps <= 0) return out;
@@ -190,10 +190,9 @@ std::vector<ResourceLoad> CounterWindow::bottlenecks(const Snapshot& a, const Sn
       load.utilization = double(b.counters[r.busy_counter] - a.counters[r.busy_counter]) *
                          r.ps_per_unit / window_ps;
     } else {
-      const double capacity =
-          r.capacity > 0 ? r.capacity
-                         : r.capacity_per_qp * double(r.node < qps.size() ? qps[r.node] : 0);
-      if (capacity <= 0) continue;  // no QP on the node: no ORD or IRD to use
+      const QpSlots qp = r.node < slots.size() ? slots[r.node] : QpSlots{};
+      const double capacity = r.capacity > 0 ? r.capacity : r.ird ? qp.ird : qp.ord;
+      if (capacity <= 0) continue;  // no QP with reads allowed on the node: no ORD or IRD
       const double mean = (b.areas[r.occupancy] - a.areas[r.occupancy]) / window_ps;
       load.utilization = std::max(0.0, mean) / capacity;
     }

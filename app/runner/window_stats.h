@@ -62,10 +62,14 @@ class CounterWindow {
   BusiestLink busiest_link(const Snapshot& a, const Snapshot& b) const;
 
   // Every bounded resource of every node with its utilization and wait over [a, b], ranked
-  // (rank_bottlenecks). `qps[node]`: the QPs open on the node, for the ORD and IRD capacity
-  // (QPs x qp.max_ord, QPs x qp.max_ird).
+  // (rank_bottlenecks). `slots[node]`: the ORD and IRD of the QPs open on the node, summed:
+  // the capacity of its `ord` and `ird`.
+  struct QpSlots {
+    double ord = 0;
+    double ird = 0;
+  };
   std::vector<ResourceLoad> bottlenecks(const Snapshot& a, const Snapshot& b,
-                                        const std::vector<size_t>& qps) const;
+                                        const std::vector<QpSlots>& slots) const;
   // Over [a, b]: every `..._busy_ps` counter's fraction of the window (owner, name, value),
   // and every occupancy's time-weighted mean level.
   std::vector<std::tuple<std::string, std::string, double>> busy_fractions(const Snapshot& a,
@@ -99,8 +103,8 @@ class CounterWindow {
     size_t busy_counter = kNone;
     double ps_per_unit = 1.0;
     size_t occupancy = kNone;
-    double capacity = 0;  // occupancy's capacity; 0: per QP (capacity_per_qp x QPs)
-    double capacity_per_qp = 0;
+    double capacity = 0;  // occupancy's capacity; 0: the QPs' ORD or IRD (QpSlots)
+    bool ird = false;     // capacity 0: IRD (else ORD)
     size_t wait_counter = kNone;
   };
 

@@ -279,7 +279,7 @@ void report_workload(RunContext& ctx, const Step& step, StepResult& result, uint
     result.window_busy.push_back({owner, name, value});
   for (auto& [owner, name, value] : window.occupancy_means(before, after))
     result.window_occupancy.push_back({owner, name, value});
-  result.bottlenecks = window.bottlenecks(before, after, ctx.qps_per_node());
+  result.bottlenecks = window.bottlenecks(before, after, ctx.qp_slots());
   if (!ctx.shared_simulation) {
     const uint64_t deltas = workload_deltas() - deltas_before;
     result.metrics.emplace_back("deltas_per_op", ops ? double(deltas) / double(ops) : 0.0);
