@@ -9,7 +9,8 @@ For each kind of bounded resource, runs a scenario of scenarios/perf/ made to ru
 resource (a --set that narrows it; counts cut so that each run takes a second or so, the
 workload steps' bounds dropped since the narrowed device misses them on purpose) and requires
 the last workload step's `bottlenecks[0]` to be that resource on that node, the summary's
-`bound by:` line to name it, and the list to be sorted. Prints "bottlenecks: PASS".
+`bound by:` line to name it, and the list to be sorted. Then checks the windows' occupancy
+means against the whole run's (check_windows). Prints "bottlenecks: PASS".
 """
 import json
 import os
@@ -63,6 +64,36 @@ def shrink(scenario, count, qp_fields, qps=64):
     return scenario
 
 
+def check_windows(rnicsim, source, work, env):
+    """The windows' occupancy means add up to the whole run's: in perf/read-64b reads are
+    outstanding only during its two read_stream steps, so their windows' areas (mean x
+    length) sum to the whole run's mean x sim_ns; and a window's ORD utilization is its mean
+    over the QP's ORD (16)."""
+    out = os.path.join(work, "read-64b-results.json")
+    r = subprocess.run([rnicsim, "run", os.path.join(source, "scenarios", "perf", "read-64b.json"),
+                        "--quiet", "--out", out], capture_output=True, text=True, timeout=300,
+                       env=env)
+    if r.returncode != 0:
+        return [f"read-64b: exit {r.returncode}: {r.stderr.strip()[:300]}"]
+    with open(out) as f:
+        results = json.load(f)
+    owner, name = "A.rnic.requester", "reads_outstanding"
+    whole = results["stats"][owner][name]["mean"] * results["sim_ns"]
+    windows = [s for s in results["steps"] if "window_occupancy" in s]
+    parts = sum(s["window_occupancy"][owner][name] * (s["sim_ns_end"] - s["sim_ns_start"])
+                for s in windows)
+    problems = []
+    print(f"windows: {name} area {parts:.0f} of the whole run's {whole:.0f}")
+    if len(windows) != 2 or abs(parts - whole) > 0.005 * whole:
+        problems.append(f"windows: {len(windows)} windows, {name} area {parts} != {whole}")
+    for s in windows:
+        ord_load = [b for b in s["bottlenecks"] if (b["node"], b["resource"]) == ("A", "ord")]
+        mean = s["window_occupancy"][owner][name]
+        if len(ord_load) != 1 or abs(ord_load[0]["utilization"] - mean / 16) > 1e-3:
+            problems.append(f"windows: step {s['index']} A ord {ord_load} != {mean} / 16")
+    return problems
+
+
 def main():
     rnicsim, source, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
@@ -104,6 +135,7 @@ def main():
             failures.append(f"{what}: the summary has no line with {line!r}")
         if "bottlenecks" not in results or not results["bottlenecks"]:
             failures.append(f"{what}: no whole-run bottlenecks in the results")
+    failures += check_windows(rnicsim, source, work, env)
     for failure in failures:
         print("FAIL", failure)
     print("bottlenecks: FAIL" if failures else "bottlenecks: PASS")
