@@ -3,8 +3,8 @@
 // occupancy's integral over time) at the window's start, middle and end, and what a step
 // reports from their differences: the counters that moved, cache hit rates and misses per
 // operation by node, side and table, the caches that were still warming, busy fractions and
-// occupancy means over the window, and the bottleneck report (docs/user-guide.md,
-// "Statistics of a workload step", "Reading the bottleneck report").
+// occupancy means over the window, and the bottleneck report (docs/scenario-format.md,
+// "Metrics"; docs/user-guide.md, "Reading the bottleneck report").
 #pragma once
 
 #include <cstdint>
@@ -94,7 +94,7 @@ class CounterWindow {
   };
 
   // A bounded resource: busy time from a counter (x ps_per_unit), or an occupancy over a
-  // capacity; its wait from a ps counter (npos: none).
+  // capacity; its wait from a ps counter (kNone: none).
   static constexpr size_t kNone = size_t(-1);
   struct Resource {
     size_t node;
