@@ -65,6 +65,9 @@ struct AsyncRequest {
 // What an adapter has open (Adapter::Usage): after closing everything, back to the start.
 struct AdapterUsage {
   size_t pds = 0, cqs = 0, qps = 0, mrs = 0, mws = 0, buffers = 0;
+  // The open QPs' ORD and IRD summed: how many reads they may have outstanding as requesters
+  // and in service as responders (the bottleneck report's capacity for both).
+  uint64_t ord_total = 0, ird_total = 0;
   uint64_t free_memory_bytes = 0;  // host memory left for queues, rings and buffers
   uint64_t free_mtt_entries = 0;
 };

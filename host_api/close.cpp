@@ -218,6 +218,10 @@ AdapterUsage Adapter::Usage() const {
   u.pds = s.pds.size();
   u.cqs = s.cqs.size();
   u.qps = s.qps.size();
+  for (const auto& [qpn, qp] : s.qps) {
+    u.ord_total += qp.qpc.ord;
+    u.ird_total += qp.qpc.ird;
+  }
   u.mrs = s.mrs.size();
   u.mws = s.mws.size();
   u.buffers = s.buffers.size();

@@ -62,6 +62,8 @@ class RunContext {
 
   // The unit counters of this scenario's nodes, laid out once for workload windows.
   const CounterWindow& counter_window();
+  // The ORD and IRD of the QPs open on each node, summed (the bottleneck report's capacity).
+  std::vector<CounterWindow::QpSlots> qp_slots() const;
 
   void create_adapters();  // inside the SystemC thread: the driver talks to the device
   // The run's seed: --seed when given, else the file's (Scenario::seed is only the latter).

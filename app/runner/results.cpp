@@ -59,6 +59,17 @@ json completion_json(const ndk::NDK_RESULT_EX& r, bool took_effect, RuleId rule)
   return j;
 }
 
+// [{"resource": "pcie.down", "node": "B", "utilization": 0.97, "wait_ns": 0}, ...], ranked.
+json bottlenecks_json(const std::vector<ResourceLoad>& loads) {
+  json out = json::array();
+  for (const ResourceLoad& l : loads)
+    out.push_back(json{{"resource", l.resource},
+                       {"node", l.node},
+                       {"utilization", rounded(l.utilization, 1e4)},
+                       {"wait_ns", rounded(l.wait_ns, 1e3)}});
+  return out;
+}
+
 json step_json(const StepResult& s) {
   json j{{"index", s.index},
          {"op", s.op},
@@ -81,6 +92,19 @@ json step_json(const StepResult& s) {
     for (const StatEntry& e : s.window_stats) window[e.owner][e.name] = e.value;
     j["window_stats"] = window;
   }
+  // Over the measured window: busy fractions, occupancy means, the ranked resources.
+  if (!s.window_busy.empty()) {
+    json busy = json::object();
+    for (const WindowFigure& f : s.window_busy) busy[f.owner][f.name] = rounded(f.value, 1e4);
+    j["window_busy"] = busy;
+  }
+  if (!s.window_occupancy.empty()) {
+    json means = json::object();
+    for (const WindowFigure& f : s.window_occupancy)
+      means[f.owner][f.name] = rounded(f.value, 1e4);
+    j["window_occupancy"] = means;
+  }
+  if (!s.bottlenecks.empty()) j["bottlenecks"] = bottlenecks_json(s.bottlenecks);
   if (!s.warnings.empty()) j["warnings"] = s.warnings;
   if (!s.passed) {
     j["expected"] = s.expected;
@@ -130,6 +154,7 @@ json results_json(const Scenario& scenario, const RunResult& run, uint64_t seed)
            {"steps_total", scenario.steps.size()},
            {"stats", stats},
            {"version", version()}};
+  if (!run.bottlenecks.empty()) out["bottlenecks"] = bottlenecks_json(run.bottlenecks);
   if (!run.message.empty()) out["message"] = run.message;
   return out;
 }
@@ -227,6 +252,22 @@ std::string hit_rate_line(const StepResult& s) {
 
 }  // namespace
 
+std::string bound_by_line(const std::vector<ResourceLoad>& ranked, const std::string& prefix) {
+  if (ranked.empty() || (ranked[0].utilization <= 0 && ranked[0].wait_ns <= 0)) return "";
+  // The top resource, then the next two that did any work (every one is in the results).
+  std::string line = prefix + bottleneck_text(ranked[0]);
+  if (ranked[0].wait_ns > 0) {
+    char wait[64];  // summed over the requests that waited: it can exceed the window
+    std::snprintf(wait, sizeof wait, " (waits %.3f us in all)", ranked[0].wait_ns / 1e3);
+    line += wait;
+  }
+  std::string next;
+  for (size_t i = 1; i < ranked.size() && i < 3 && ranked[i].utilization > 0; ++i)
+    next += (next.empty() ? "" : ", ") + bottleneck_text(ranked[i]);
+  if (!next.empty()) line += "; then " + next;
+  return line + "\n";
+}
+
 std::string decisions_table(const RunResult& run) {
   constexpr size_t kMaxLines = 40;  // the rest are in the results JSON
   std::vector<std::string> lines;
@@ -281,7 +322,7 @@ std::string workload_table(const RunResult& run) {
                   "p99 %.0f max %.0f ns\n",
                   size_t(s.index), s.op.c_str(), metric("ops"), metric("mops"), metric("gbps"),
                   metric("latency_ns.p50"), metric("latency_ns.p99"), metric("latency_ns.max"));
-    out += line + hit_rate_line(s);
+    out += line + hit_rate_line(s) + bound_by_line(s.bottlenecks, "           bound by: ");
     for (const std::string& w : s.warnings) out += "           warning: " + w + "\n";
   }
   return out;

@@ -21,6 +21,9 @@ std::string summary_line(const Scenario& scenario, const RunResult& run);
 // One line per workload step that ran (read_stream, write_stream, dma_bench): its metrics,
 // for a person reading the terminal ("" when the run had no workload step).
 std::string workload_table(const RunResult& run);
+// `prefix` + "B pcie.down 97% (waits 1.2 us in all); then A port.tx 50%, ...\n": the top of
+// a ranked bottleneck report and the next two; "" when nothing did any work.
+std::string bound_by_line(const std::vector<ResourceLoad>& ranked, const std::string& prefix);
 // The requests that failed (inline, or in a completion a poll took), each with the rule that
 // decided it; "" when none did.
 std::string decisions_table(const RunResult& run);

@@ -132,6 +132,9 @@ class Driver : public sc_core::sc_module {
       result_.outcome = RunOutcome::Internal;
       result_.message = e.what();
     }
+    // The whole run's bottleneck report: the same figures as a step's, over [0, now].
+    const CounterWindow& window = ctx_.counter_window();
+    result_.bottlenecks = window.bottlenecks(window.zero(), window.take(), ctx_.qp_slots());
     finished = true;
     end_.finish();
   }
@@ -258,6 +261,15 @@ const CounterWindow& RunContext::counter_window() {
     counter_window_ = std::make_unique<CounterWindow>(system, scenario.nodes, owner_prefix,
                                                       double(scenario.config.rnic.port.gbps));
   return *counter_window_;
+}
+
+std::vector<CounterWindow::QpSlots> RunContext::qp_slots() const {
+  std::vector<CounterWindow::QpSlots> slots;
+  for (const auto& a : adapters) {
+    const host::AdapterUsage u = a->Usage();
+    slots.push_back({double(u.ord_total), double(u.ird_total)});
+  }
+  return slots;
 }
 
 void RunContext::create_adapters() {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/runner/bottleneck.h"
 #include "app/scenario/scenario.h"
 #include "host_api/host_trace.h"
 #include "host_api/ndk.h"
@@ -23,6 +24,13 @@ struct StatEntry {
   std::string name;
   std::string unit;
   uint64_t value = 0;
+};
+
+// A figure of one unit's statistic over a window: a busy fraction, an occupancy's mean.
+struct WindowFigure {
+  std::string owner;  // "B.pcie"
+  std::string name;   // "downstream_busy_ps"
+  double value = 0;
 };
 
 struct StepResult {
@@ -46,6 +54,12 @@ struct StepResult {
   // what the window's statistics warn of (a cache still warming).
   std::vector<StatEntry> window_stats;
   std::vector<std::string> warnings;
+  // Workloads, over the measured window: every `..._busy_ps` counter as a fraction of the
+  // window, every occupancy's time-weighted mean, and every bounded resource ranked by its
+  // utilization (docs/user-guide.md, "Reading the bottleneck report").
+  std::vector<WindowFigure> window_busy;
+  std::vector<WindowFigure> window_occupancy;
+  std::vector<ResourceLoad> bottlenecks;
 };
 
 // A latency histogram at the end of the run, in ns.
@@ -83,6 +97,9 @@ struct RunResult {
   std::vector<StatEntry> stats;
   std::vector<HistogramEntry> histograms;
   std::vector<OccupancyEntry> occupancies;
+  // The whole run's bounded resources ranked by utilization over [0, sim_ns] (as the steps'
+  // `bottlenecks` are over their windows).
+  std::vector<ResourceLoad> bottlenecks;
 };
 
 // Why `step` cannot run in this version ("op "write" is not supported by this version"), or

@@ -7,6 +7,8 @@
 #include <map>
 #include <utility>
 
+#include "app/runner/results.h"
+
 namespace rnic::app {
 
 namespace {
@@ -94,6 +96,8 @@ std::string stats_table(const std::vector<std::string>& nodes, const RunResult& 
                   percent(get(pcie, "downstream_busy_ps"), run.sim_ns).c_str(),
                   percent(get(rnic + "port", "tx_busy_ps"), run.sim_ns).c_str());
   }
+
+  out += bound_by_line(run.bottlenecks, "whole run bound by: ");
 
   // Cache hit rates by node and by the side asking: one node's requester and responder walk
   // different tables, and a rate over both would hide one behind the other. A merged lookup

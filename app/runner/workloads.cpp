@@ -45,7 +45,7 @@ std::string StallWatch::limit_text() const {
 
 uint64_t StallWatch::activity() {
   uint64_t sum = 0;
-  for (uint64_t v : ctx_.counter_window().take()) sum += v;  // counters only grow
+  for (uint64_t v : ctx_.counter_window().take().counters) sum += v;  // counters only grow
   return sum;
 }
 
@@ -273,7 +273,13 @@ void report_workload(RunContext& ctx, const Step& step, StepResult& result, uint
     if (rate && rate_ns > sim_ns) value *= sim_ns / rate_ns;
     result.metrics.emplace_back(name, value);
   }
+  window.lookup_split(before, after, ops, result.metrics);
   result.window_stats = window.deltas(before, after);
+  for (auto& [owner, name, value] : window.busy_fractions(before, after))
+    result.window_busy.push_back({owner, name, value});
+  for (auto& [owner, name, value] : window.occupancy_means(before, after))
+    result.window_occupancy.push_back({owner, name, value});
+  result.bottlenecks = window.bottlenecks(before, after, ctx.qp_slots());
   if (!ctx.shared_simulation) {
     const uint64_t deltas = workload_deltas() - deltas_before;
     result.metrics.emplace_back("deltas_per_op", ops ? double(deltas) / double(ops) : 0.0);

@@ -205,11 +205,13 @@ RemoteSpec parse_remote(const Reader& r, bool workload) {
 
 namespace {
 
-// "NODE.SIDE.TABLE.hit_rate" for a node of the scenario, or (flows > 0) "flowN.ops|mops|gbps"
-// with N < flows, or "fairness"; an empty string when it is one, else what is wrong.
+// "NODE.SIDE.TABLE.hit_rate" (or .hits, .misses, .merged, .misses_per_op) for a node of the
+// scenario, or (flows > 0) "flowN.ops|mops|gbps" with N < flows, or "fairness"; an empty
+// string when it is one, else what is wrong.
 std::string check_patterned_metric(const Reader& r, const std::string& name, size_t flows) {
   static const std::regex hit_rate(
-      "^([A-Za-z0-9_]+)\\.(requester|responder|completion)\\.(mtt|mpt|qpc|cqc)\\.hit_rate$");
+      "^([A-Za-z0-9_]+)\\.(requester|responder|completion|dma_bench)\\.(mtt|mpt|qpc|cqc)\\."
+      "(hit_rate|hits|misses|merged|misses_per_op)$");
   static const std::regex flow("^flow([0-9]{1,9})\\.(ops|mops|gbps)$");
   std::smatch m;
   if (std::regex_match(name, m, hit_rate)) {
@@ -240,7 +242,9 @@ std::vector<MetricBound> parse_metrics(const Reader& r, size_t flows) {
       if (!wrong.empty() && wrong != "?") e.fail(it.key(), wrong);
       if (!wrong.empty()) {
         std::vector<std::string> known = strings(names);
-        known.push_back("NODE.SIDE.TABLE.hit_rate");
+        known.insert(known.end(), {"NODE.SIDE.TABLE.hit_rate", "NODE.SIDE.TABLE.hits",
+                                   "NODE.SIDE.TABLE.misses", "NODE.SIDE.TABLE.merged",
+                                   "NODE.SIDE.TABLE.misses_per_op"});
         if (flows) known.insert(known.end(), {"flowN.ops", "flowN.mops", "flowN.gbps", "fairness"});
         e.fail(it.key(), unknown_name("metric", it.key(), known, name_list("known", known)));
       }

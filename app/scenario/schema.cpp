@@ -154,7 +154,8 @@ Json definitions() {
                               {});
   d["completion"] = completion;
   const Json bound = object_of({{"min", {{"type", "number"}}}, {"max", {{"type", "number"}}}}, {});
-  // Fixed names, hit rates by node, side and table, and a traffic step's flow metrics.
+  // Fixed names, hit rates (and the lookups behind them) by node, side and table, and a
+  // traffic step's flow metrics.
   d["metric_bounds"] = {
       {"type", "object"},
       {"additionalProperties", false},
@@ -163,8 +164,8 @@ Json definitions() {
          {names_enum(metric_names()),
           {{"type", "string"},
            {"pattern",
-            "^[A-Za-z0-9_]{1,32}\\.(requester|responder|completion)\\.(mtt|mpt|qpc|cqc)"
-            "\\.hit_rate$"}},
+            "^[A-Za-z0-9_]{1,32}\\.(requester|responder|completion|dma_bench)\\."
+            "(mtt|mpt|qpc|cqc)\\.(hit_rate|hits|misses|merged|misses_per_op)$"}},
           {{"type", "string"}, {"pattern", "^(flow[0-9]{1,9}\\.(ops|mops|gbps)|fairness)$"}}}}}},
       {"patternProperties", {{".*", bound}}}};
   d["flow"] = object_of({{"src", ref("node")},

@@ -458,7 +458,9 @@ TEST_CASE("ops this version cannot run still validate", "[app]") {
           R"({"op": "read_stream", "qp": "qpA", "count": 1, "size": 64, "sgl": {"mr": "mrA"}, "remote": {"target": "mrB", "span": 64}, "expect": {"gbit": {"min": 1}}})") ==
       at(0) + ".expect.gbit: unknown metric \"gbit\" (known: ops, bytes, sim_ns, mops, gbps, " +
           "latency_ns.p50, latency_ns.p90, latency_ns.p99, latency_ns.max, " +
-          "mtt.hit_rate, mpt.hit_rate, deltas_per_op, NODE.SIDE.TABLE.hit_rate)");
+          "mtt.hit_rate, mpt.hit_rate, deltas_per_op, NODE.SIDE.TABLE.hit_rate, " +
+          "NODE.SIDE.TABLE.hits, NODE.SIDE.TABLE.misses, NODE.SIDE.TABLE.merged, " +
+          "NODE.SIDE.TABLE.misses_per_op)");
   CHECK(
       step_error(
           R"({"op": "read_stream", "qp": "qpA", "count": 1, "size": 64, "sgl": {"mr": "mrA"}, "remote": {"target": "mrB", "span": 64}, "expect": {"p99": {"max": 1}}})") ==
