@@ -559,6 +559,21 @@ void Traffic::finish() {
   whole_.sim_ns = double((sc_core::sc_time_stamp() - step_start_).value()) / 1000.0;
   report_workload(ctx_, step_, result_, step_.count, bytes_, sim_ns, latency_, before_,
                   mid_ ? &*mid_ : nullptr, deltas_before_, extra, &whole_);
+  // A window that holds fewer than two rounds of the operations in flight measures mostly
+  // completions of operations issued before it opened: its rate is not yet the steady one.
+  uint64_t in_flight = 0;
+  for (const Flow& flow : flows_) {
+    const FlowSpec& f = *flow.spec;
+    in_flight += std::min(f.window, f.qps * f.outstanding);
+  }
+  if (step_.count < 2 * in_flight) {
+    result_.warnings.push_back(
+        "the measured window (" + std::to_string(step_.count) +
+        " operations) is shorter than two rounds of the operations in flight (" +
+        std::to_string(in_flight) +
+        " at once): most of its completions are of operations issued before it opened; "
+        "raise ops to at least " + std::to_string(2 * in_flight));
+  }
 }
 
 }  // namespace

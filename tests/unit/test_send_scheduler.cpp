@@ -417,16 +417,20 @@ TEST_CASE("send scheduler: a BlueFlame WQE is its own batch when it is next to f
   CHECK(r.kind == Kind::Ring);
   CHECK(r.count == 3);  // WQEs 0..2 from the ring: the doorbell's copy is not next
   for (uint32_t i = 0; i < 3; ++i) s.add(q, 100, i == 2, 0);
+  CHECK(s.take_blueflame_discarded() == 0);
   s.ring(1, 4, bytes.data());  // WQE 3 with its doorbell: next to fetch
+  CHECK(s.take_blueflame_discarded() == 1);  // WQE 2's copy came from the ring instead
   r = s.next_read(q, 16);
   CHECK(r.kind == Kind::BlueFlame);
   CHECK(r.count == 1);
   CHECK(q.blueflame_wqe()[0] == 0x5A);
   s.add(q, 10, true, 0);
   CHECK(s.next_read(q, 16).kind == Kind::None);
+  CHECK(s.take_blueflame_discarded() == 0);  // WQE 3's copy was taken
   // Re-created before its BlueFlame WQE was fetched: the new WQE 2 comes from the ring.
   s.ring(1, 7, bytes.data());
   s.recreate(q);
+  CHECK(s.take_blueflame_discarded() == 1);
   s.ring(1, 3);
   r = s.next_read(q, 16);
   CHECK(r.kind == Kind::Ring);

@@ -27,6 +27,7 @@ SendScheduler::Queue& SendScheduler::ring(uint32_t qpn, uint32_t producer,
   Queue& q = queue(qpn);
   q.producer_ = producer;
   if (blueflame_wqe) {
+    if (q.blueflame_) ++blueflame_discarded_;  // replaced before the device took it
     q.blueflame_ = true;
     q.bf_index_ = producer - 1;
     std::memcpy(q.bf_wqe_.data(), blueflame_wqe, kWqeBytes);
@@ -42,6 +43,7 @@ void SendScheduler::discard(Queue& q) {
   q.evicted_ = 0;
   ++q.epoch_;
   q.fetched_ = q.handed_ = q.producer_;
+  if (q.blueflame_) ++blueflame_discarded_;
   q.blueflame_ = false;  // a re-created QP's indices start again: an old WQE must not match
   q.stalled_ = false;
   // Its buffer is empty: eligible, at its place in the turns (which only take it off them).
@@ -78,7 +80,10 @@ SendScheduler::Queue* SendScheduler::take_drained(size_t& cursor) {
 SendScheduler::Read SendScheduler::next_read(Queue& q, uint32_t sq_depth, uint64_t now_ps) {
   Read read;
   if (!wants_read(q)) return read;
-  if (q.blueflame_ && int32_t(q.fetched_ - q.bf_index_) > 0) q.blueflame_ = false;  // read already
+  if (q.blueflame_ && int32_t(q.fetched_ - q.bf_index_) > 0) {
+    q.blueflame_ = false;  // the ring read brought it already (an earlier WQE was unread)
+    ++blueflame_discarded_;
+  }
   if (q.blueflame_ && q.fetched_ == q.bf_index_) {
     // The WQE came with its doorbell: on chip once the context is, no ring read.
     uint64_t blocked_until = 0;

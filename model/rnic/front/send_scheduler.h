@@ -220,6 +220,14 @@ class SendScheduler {
   // Entry `i` of the refetch just decided: its read completes at `ready_ps`; the module fills
   // in the WQE (decoded again). A WQE read again is never evicted before it is handed on.
   BufferedWqe& refill(Queue& queue, uint32_t i, uint64_t ready_ps);
+  // BlueFlame WQEs the device did not take from their doorbell since the last call: the ring
+  // read brought them (an earlier WQE of the QP was still unread), a later BlueFlame write
+  // replaced them, or their QP was discarded.
+  uint32_t take_blueflame_discarded() {
+    const uint32_t n = blueflame_discarded_;
+    blueflame_discarded_ = 0;
+    return n;
+  }
   // WQEs evicted since the last call (the module's occupancy statistic).
   uint32_t take_evicted() {
     const uint32_t n = newly_evicted_;
@@ -380,6 +388,7 @@ class SendScheduler {
   std::deque<Arrival> arrivals_;    // evict: entries in the order they took their slots
   uint32_t next_fill_ = 0;
   uint32_t newly_evicted_ = 0;
+  uint32_t blueflame_discarded_ = 0;
 };
 
 // --- The hot paths, inline: a few per WQE ---

@@ -27,6 +27,10 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
       wqes_fetched_(stats.add("wqes_fetched", "WQEs", "WQEs read from send queues")),
       blueflame_wqes_(stats.add("blueflame_wqes", "WQEs",
                                 "WQEs taken from their BlueFlame doorbell, with no ring read")),
+      blueflame_discarded_(stats.add(
+          "blueflame_discarded", "WQEs",
+          "BlueFlame WQEs not taken from their doorbell: read from the ring with an earlier "
+          "unread WQE of their QP, replaced by a later BlueFlame write, or their QP discarded")),
       fetch_reads_(stats.add("fetch_reads", "transactions", "DMA reads of WQE batches")),
       bad_doorbells_(
           stats.add("bad_doorbells", "writes", "doorbells for unknown QPs or beyond the ring")),
@@ -122,6 +126,7 @@ void WqeFetcher::apply_due_doorbells() {
 
 void WqeFetcher::apply_doorbell(const PendingDoorbell& db) {
   scheduler_.ring(db.qpn, db.producer, db.with_wqe ? db.wqe.data() : nullptr);
+  blueflame_discarded_ += scheduler_.take_blueflame_discarded();
 }
 
 void WqeFetcher::fetch_ahead() {
@@ -147,6 +152,7 @@ void WqeFetcher::release_buffer(const Queue& q) {
 }
 
 void WqeFetcher::note_evictions() {
+  blueflame_discarded_ += scheduler_.take_blueflame_discarded();
   const uint32_t n = scheduler_.take_evicted();
   if (n == 0) return;
   const uint64_t now = device_->now().value();
@@ -177,6 +183,7 @@ void WqeFetcher::refetch(Queue& q) {
     ++bad_doorbells_;
     release_buffer(q);
     scheduler_.discard(q);
+    blueflame_discarded_ += scheduler_.take_blueflame_discarded();
     return;
   }
   for (uint32_t i = 0; i < read.count; ++i) {
@@ -231,6 +238,7 @@ bool WqeFetcher::top_up(Queue& q) {
     ++bad_doorbells_;
     release_buffer(q);
     scheduler_.discard(q);
+    blueflame_discarded_ += scheduler_.take_blueflame_discarded();
     return true;
   }
   q.context = context;
@@ -264,6 +272,7 @@ bool WqeFetcher::top_up(Queue& q) {
       ++bad_doorbells_;
       release_buffer(q);
       scheduler_.discard(q);
+      blueflame_discarded_ += scheduler_.take_blueflame_discarded();
       return true;
     }
     const uint64_t ready = now + d.value();

@@ -124,6 +124,7 @@ class WqeFetcher : public sc_core::sc_module {
   uint32_t trace_number_ = 0;
   Counter& wqes_fetched_;
   Counter& blueflame_wqes_;
+  Counter& blueflame_discarded_;
   Counter& fetch_reads_;
   Counter& bad_doorbells_;
   Counter& buffer_full_;
