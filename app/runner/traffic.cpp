@@ -322,8 +322,10 @@ bool Traffic::post_on(Flow& flow, uint32_t pair_index) {
   Slot& slot = flow.slots[slot_index];
   slot.pair = pair_index;
   slot.posted = sc_core::sc_time_stamp();
-  // Operations go round-robin over the regions, walking each (or at random inside it).
-  slot.region = uint32_t(flow.posted % flow.regions.size());
+  // Operations go round-robin over the regions (or to one drawn at random: region_select),
+  // walking each (or at random inside it).
+  slot.region = f.random_region ? uint32_t(rng_() % flow.regions.size())
+                                : uint32_t(flow.posted % flow.regions.size());
   const uint64_t walked = flow.posted / flow.regions.size();
   const uint64_t offset =
       (f.random ? rng_() % flow.slots_per_region : walked % flow.slots_per_region) * f.size;
@@ -341,10 +343,10 @@ bool Traffic::post_on(Flow& flow, uint32_t pair_index) {
       status = a.NdkRead(pair.src, context, &sge, 1, slot.remote, region.remote_token, 0);
       break;
     case Verb::Write:
-      status = a.NdkWrite(pair.src, context, &sge, 1, slot.remote, region.remote_token, 0);
+      status = a.NdkWrite(pair.src, context, &sge, 1, slot.remote, region.remote_token, f.flags);
       break;
     case Verb::Send:
-      status = a.NdkSend(pair.src, context, &sge, 1, 0);
+      status = a.NdkSend(pair.src, context, &sge, 1, f.flags);
       break;
   }
   if (status != ndk::STATUS_SUCCESS) {

@@ -194,7 +194,7 @@ Verb parse_verb(const Reader& r, bool read) {
 
 FlowSpec parse_flow(const Reader& f, size_t step) {
   f.only({"src", "dst", "verb", "qps", "size", "outstanding", "window", "regions",
-          "region_bytes", "page_size", "pattern"});
+          "region_bytes", "page_size", "pattern", "region_select", "flags"});
   FlowSpec flow;
   flow.src = f.node("src");
   flow.dst = f.node("dst");
@@ -216,6 +216,22 @@ FlowSpec parse_flow(const Reader& f, size_t step) {
   if (pattern != "sequential" && pattern != "random")
     f.fail("pattern", "must be \"sequential\" or \"random\"");
   flow.random = pattern == "random";
+  const std::string region_select = f.string_or("region_select", "round_robin");
+  if (region_select != "round_robin" && region_select != "random")
+    f.fail("region_select", "must be \"round_robin\" or \"random\"");
+  flow.random_region = region_select == "random";
+  flow.flags = f.op_flags("flags");
+  if (flow.flags & ~uint32_t(ndk::NDK_OP_FLAG_INLINE))
+    f.fail("flags", "a traffic flow takes INLINE only (its completions are all signaled)");
+  if (flow.flags & ndk::NDK_OP_FLAG_INLINE) {
+    // The adapter's MaxInlineDataSize (R2.inline): an INLINE payload lives in the WQE, and
+    // a read has no payload to carry.
+    if (flow.verb == Verb::Read) f.fail("flags", "INLINE carries a payload: not for reads");
+    if (flow.size > kMaxInlineBytes) {
+      f.fail("size", std::to_string(flow.size) + " bytes cannot be INLINE: at most " +
+                         std::to_string(kMaxInlineBytes) + " (MaxInlineDataSize)");
+    }
+  }
   // The buffers the op allocates: a slot per operation in flight on the source, the regions
   // (each rounded up to whole pages) on the destination.
   const uint64_t region = (flow.region_bytes + flow.page_size - 1) / flow.page_size *

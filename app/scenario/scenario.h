@@ -119,6 +119,8 @@ struct FlowSpec {
   uint64_t region_bytes = 65536;
   uint64_t page_size = 4096;
   bool random = false;           // pattern
+  bool random_region = false;    // region_select: random (else round_robin)
+  uint32_t flags = 0;            // NDK op flags of every operation (INLINE only)
 };
 
 // A workload metric bound: {"gbps": {"min": 10}}.

@@ -178,7 +178,9 @@ Json definitions() {
                          {"regions", ref("literal")},
                          {"region_bytes", ref("literal")},
                          {"page_size", {{"enum", {4096, 2097152, "0x1000", "0x200000"}}}},
-                         {"pattern", names_enum({"sequential", "random"})}},
+                         {"pattern", names_enum({"sequential", "random"})},
+                         {"region_select", names_enum({"round_robin", "random"})},
+                         {"flags", ref("op_flags")}},
                         {"src", "dst", "verb", "qps", "size"});
   return d;
 }
