@@ -73,9 +73,10 @@ uint64_t buffer_bytes(const Scenario& scenario) {
     if (step.op == Op::DmaBench) window = std::max(window, step.window);
     if (step.op == Op::PingPong) allocs += 4 * step.size;  // a send and a receive buffer a side
     for (const FlowSpec& flow : step.flows) {  // traffic: source slots, destination regions
-      allocs += flow.window * flow.size +
-                flow.regions * ((flow.region_bytes + flow.page_size - 1) / flow.page_size *
-                                flow.page_size);
+      allocs += (flow.bidirectional ? 2 : 1) *
+                (flow.window * flow.size +
+                 flow.regions * ((flow.region_bytes + flow.page_size - 1) / flow.page_size *
+                                 flow.page_size));
     }
   }
   return allocs + window;

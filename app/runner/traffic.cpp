@@ -5,7 +5,8 @@
 // from this one driver thread for every node: posting costs no simulated time, so the nodes'
 // posts do not wait for each other. round_robin posts on the next QP with room; random draws
 // a QP among all of the flow's for every operation, busy or not (FaSST's rc-swarm issuers), and
-// an operation drawn for a full QP waits for that QP's next completion.
+// an operation drawn for a full QP waits for that QP's next completion. A bidirectional flow
+// is two directions over the same QP pairs, each run as a flow of its own here.
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -22,18 +23,28 @@ namespace rnic::app {
 
 namespace {
 
-// A request's context: its flow above bit 40, below it the source slot (Read, Write, Send) or
-// the receive's index, pair x outstanding + k (Receive).
+// A request's context: its flow (direction) above bit 40, below it the source slot (Read,
+// Write, Send), the receive's index, pair x outstanding + k (Receive), or, with bit 39, the
+// pair of a flush (below).
 constexpr int kFlowShift = 40;
 constexpr uint64_t kIndexMask = (uint64_t(1) << kFlowShift) - 1;
+constexpr uint64_t kFlushBit = uint64_t(1) << 39;
 // One operation in this many has its bytes compared with their source when it completes.
 constexpr uint64_t kCheckEvery = 16;
+
+constexpr uint32_t kNoSlot = UINT32_MAX;
 
 struct QpPair {
   host::QpHandle src = 0, dst = 0;
   uint32_t in_flight = 0;
   uint32_t waiting = 0;   // random: operations drawn for this QP while it was full
   uint64_t measured = 0;  // operations completed in the measured window
+  // The slots of the operations posted and not yet retired, oldest first, linked through
+  // Slot::next (a signaled completion retires its own and every earlier one: in-order
+  // completion); the posts since the last signaled one; whether a flush is in flight.
+  uint32_t oldest = kNoSlot, newest = kNoSlot;
+  uint64_t unsignaled = 0;
+  bool flushing = false;
 };
 
 struct Slot {
@@ -41,6 +52,7 @@ struct Slot {
   sc_core::sc_time posted;
   uint64_t remote = 0;  // the remote address (read, write)
   uint32_t region = 0;
+  uint32_t next = kNoSlot;  // the pair's next operation in posting order
 };
 
 struct Region {
@@ -51,7 +63,9 @@ struct Region {
 
 struct Flow {
   const FlowSpec* spec = nullptr;
-  uint32_t index = 0;
+  uint32_t index = 0;       // in flows_: the context's flow
+  uint32_t spec_index = 0;  // in the step's `flows`: the metrics' flowN
+  bool reverse = false;     // a bidirectional flow's dst -> src direction
   host::Adapter* src = nullptr;
   host::Adapter* dst = nullptr;
   std::vector<QpPair> pairs;
@@ -66,13 +80,8 @@ struct Flow {
   // operations handed to the adapter (operation j's region and slot follow from j).
   uint64_t in_flight = 0, posted = 0, completed = 0;
   uint64_t measured = 0;  // completed in the measured window
-};
-
-// One CQ to poll: whose flow, and whether it gets the source's or the receives' completions.
-struct Cq {
-  uint32_t flow = 0;
-  host::CqHandle cq = 0;
-  bool receives = false;
+  uint64_t flushes = 0;   // zero-length signaled operations that retired a QP's last ones
+  bool flush_scan_done = false;
 };
 
 // Every source slot of a write or send flow holds the same bytes, so any operation of the
@@ -100,12 +109,14 @@ class Traffic {
     throw StepInvalid(flow_path(flow, key), why);
   }
   host::PdHandle pd(uint32_t node);
-  bool build(Flow& flow);
-  std::vector<host::CqHandle> make_cqs(Flow& flow, uint32_t node, uint64_t depth_needed);
+  bool build(Flow& flow, const Flow* forward);
+  std::vector<host::CqHandle> make_cqs(Flow& flow, uint32_t node, bool source_side);
   bool post_receive(Flow& flow, uint32_t pair, uint32_t k);
   bool post(Flow& flow);
   bool post_on(Flow& flow, uint32_t pair_index);
-  bool take(Flow& flow, const ndk::NDK_RESULT_EX& r, bool receive);
+  bool retire(Flow& flow, uint32_t slot_index, bool signaled);
+  bool flush_if_stuck(Flow& flow, uint32_t pair_index);
+  bool take(Flow& flow, const ndk::NDK_RESULT_EX& r);
   bool check_bytes(Flow& flow, const Slot& slot, uint64_t local_offset);
   bool poll_node(uint32_t node, bool* any);
   void open_window();
@@ -116,8 +127,9 @@ class Traffic {
   StepResult& result_;
   std::mt19937_64 rng_;
   std::map<uint32_t, host::PdHandle> pds_;
+  std::deque<FlowSpec> reverse_specs_;  // the reverse directions' specs (stable addresses)
   std::vector<Flow> flows_;
-  std::vector<std::vector<Cq>> cqs_by_node_;
+  std::vector<std::vector<host::CqHandle>> cqs_by_node_;  // the CQs to poll
   uint64_t target_ = 0;  // warmup_ops + ops
   uint64_t posted_ = 0, completed_ = 0;
   // The measured window: opened when warmup_ops operations have completed.
@@ -147,19 +159,20 @@ host::PdHandle Traffic::pd(uint32_t node) {
   return pd;
 }
 
-// CQs for `pairs` QPs of `flow` on `node`, each QP with up to `outstanding` completions
-// pending: as few as hold them all within the adapter's CQ depth. QP i uses CQ i % count.
-std::vector<host::CqHandle> Traffic::make_cqs(Flow& flow, uint32_t node, uint64_t depth_needed) {
+// CQs for the QPs of `flow` on one side: as few as hold all their pending completions within
+// the adapter's CQ depth. QP i uses CQ i % count.
+std::vector<host::CqHandle> Traffic::make_cqs(Flow& flow, uint32_t node, bool source_side) {
   const FlowSpec& f = *flow.spec;
   // The loader counted these against qp.max_cqs (check_run_limits): the same functions.
-  const uint64_t count = traffic_cq_count(f, depth_needed);
-  const uint64_t depth = traffic_cq_depth(f, depth_needed);
+  const TrafficCqNeed need = traffic_cq_need(f, source_side);
+  const uint64_t count = traffic_cq_count(f, need);
+  const uint64_t depth = traffic_cq_depth(f, need);
   std::vector<host::CqHandle> cqs;
   host::Adapter& a = ctx_.adapter(node);
   for (uint64_t i = 0; i < count; ++i) {
     host::CqHandle cq = 0;
     if (a.CreateCq(uint32_t(depth), &cq) != ndk::STATUS_SUCCESS)
-      refuse(flow.index, "qps",
+      refuse(flow.spec_index, "qps",
              "cannot create a CQ on node " + ctx_.scenario.nodes[node] + ": " + a.last_error() +
                  " (qp.max_cqs)");
     cqs.push_back(cq);
@@ -167,38 +180,41 @@ std::vector<host::CqHandle> Traffic::make_cqs(Flow& flow, uint32_t node, uint64_
   return cqs;
 }
 
-bool Traffic::build(Flow& flow) {
+// Builds `flow`'s buffers and MRs, and its QP pairs with their CQs, or, for a bidirectional
+// flow's reverse direction (`forward` given), takes the forward direction's pairs swapped.
+bool Traffic::build(Flow& flow, const Flow* forward) {
   const FlowSpec& f = *flow.spec;
   host::Adapter& src = *flow.src;
   host::Adapter& dst = *flow.dst;
   const bool read = f.verb == Verb::Read, send = f.verb == Verb::Send;
   if (read && (f.outstanding > src.QueryAdapterInfo().MaxOutboundReadLimit ||
                f.outstanding > dst.QueryAdapterInfo().MaxInboundReadLimit)) {
-    refuse(flow.index, "outstanding",
+    refuse(flow.spec_index, "outstanding",
            std::to_string(f.outstanding) + " reads per QP is above the adapters' limits "
            "(qp.max_ord, qp.max_ird)");
   }
-  // Completions: every operation in flight on the source; receives posted on the destination.
-  const uint64_t pending = std::min(f.window, f.qps * f.outstanding);
-  const std::vector<host::CqHandle> src_cqs = make_cqs(flow, f.src, pending);
-  const std::vector<host::CqHandle> dst_cqs =
-      send ? make_cqs(flow, f.dst, f.qps * f.outstanding) : make_cqs(flow, f.dst, 1);
-  for (host::CqHandle cq : src_cqs) cqs_by_node_[f.src].push_back({flow.index, cq, false});
-  if (send) {
-    for (host::CqHandle cq : dst_cqs) cqs_by_node_[f.dst].push_back({flow.index, cq, true});
+  // Completions: every operation in flight on a side that issues, receives posted on a side
+  // that takes sends (both sides of a bidirectional flow, on the same CQs).
+  std::vector<host::CqHandle> src_cqs, dst_cqs;
+  if (!forward) {
+    src_cqs = make_cqs(flow, f.src, true);
+    dst_cqs = make_cqs(flow, f.dst, false);
+    cqs_by_node_[f.src].insert(cqs_by_node_[f.src].end(), src_cqs.begin(), src_cqs.end());
+    if (send || f.bidirectional)
+      cqs_by_node_[f.dst].insert(cqs_by_node_[f.dst].end(), dst_cqs.begin(), dst_cqs.end());
   }
 
   // Buffers and MRs: the source's slots, the destination's regions.
   const uint32_t fill_status =
       src.AllocBuffer(f.window * f.size, 4096, false, host::BufferFill::Zero, 0, &flow.local);
   if (fill_status != ndk::STATUS_SUCCESS)
-    refuse(flow.index, "window", "cannot allocate the flow's buffer: " + src.last_error());
+    refuse(flow.spec_index, "window", "cannot allocate the flow's buffer: " + src.last_error());
   host::MrHandle mr = 0;
   if (src.CreateMr(pd(f.src), false, &mr) != ndk::STATUS_SUCCESS ||
       src.RegisterMr(mr, flow.local, 0, flow.local.size,
                      ndk::NDK_MR_FLAG_ALLOW_LOCAL_WRITE | ndk::NDK_MR_FLAG_RDMA_READ_SINK, false,
                      nullptr) != ndk::STATUS_SUCCESS)
-    refuse(flow.index, "window", "cannot register the flow's buffer: " + src.last_error());
+    refuse(flow.spec_index, "window", "cannot register the flow's buffer: " + src.last_error());
   flow.local_token = src.GetLocalTokenFromMr(mr);
   if (!read) {
     for (uint64_t s = 0; s < f.window; ++s) {
@@ -218,39 +234,47 @@ bool Traffic::build(Flow& flow) {
     if (dst.AllocBuffer(f.region_bytes, uint32_t(f.page_size), false,
                         read ? host::BufferFill::Incrementing : host::BufferFill::Zero, 0,
                         &region.buffer) != ndk::STATUS_SUCCESS)
-      refuse(flow.index, "regions", "cannot allocate region " + std::to_string(r) + ": " +
-                                        dst.last_error());
+      refuse(flow.spec_index, "regions",
+             "cannot allocate region " + std::to_string(r) + ": " + dst.last_error());
     host::MrHandle region_mr = 0;
     if (dst.CreateMr(pd(f.dst), false, &region_mr) != ndk::STATUS_SUCCESS ||
         dst.RegisterMr(region_mr, region.buffer, 0, f.region_bytes, region_flags, false,
                        nullptr) != ndk::STATUS_SUCCESS)
-      refuse(flow.index, "regions", "cannot register region " + std::to_string(r) + ": " +
-                                        dst.last_error() + " (qp.max_mpt_entries)");
+      refuse(flow.spec_index, "regions", "cannot register region " + std::to_string(r) + ": " +
+                                             dst.last_error() + " (qp.max_mpt_entries)");
     region.remote_token = dst.GetRemoteTokenFromMr(region_mr);
     region.local_token = dst.GetLocalTokenFromMr(region_mr);
     flow.regions.push_back(std::move(region));
   }
 
   // The QP pairs, connected; a send's destination has its receives posted from the start.
+  // Both sides of a bidirectional pair issue: send queues, receives, ORD and IRD on both.
   flow.pairs.resize(f.qps);
-  const uint32_t ord = read ? uint32_t(f.outstanding) : 0;
+  const uint32_t depth = uint32_t(f.outstanding);
+  const uint32_t reads = read ? depth : 0, receives = send ? depth : 0;
+  const uint32_t both = f.bidirectional ? 1 : 0;
   for (uint32_t i = 0; i < f.qps; ++i) {
     QpPair& p = flow.pairs[i];
-    if (src.CreateQp(pd(f.src), src_cqs[i % src_cqs.size()], uint32_t(f.outstanding), 0, ord, 0,
-                     0, &p.src) != ndk::STATUS_SUCCESS)
-      refuse(flow.index, "qps",
-             "QP " + std::to_string(i) + " on node " + ctx_.scenario.nodes[f.src] + ": " +
-                 src.last_error() + " (qp.max_qps = " +
-                 std::to_string(ctx_.system.config().rnic.qp.max_qps) + ")");
-    if (dst.CreateQp(pd(f.dst), dst_cqs[i % dst_cqs.size()], 1,
-                     send ? uint32_t(f.outstanding) : 0, 0, ord, 0, &p.dst) != ndk::STATUS_SUCCESS)
-      refuse(flow.index, "qps",
-             "QP " + std::to_string(i) + " on node " + ctx_.scenario.nodes[f.dst] + ": " +
-                 dst.last_error() + " (qp.max_qps = " +
-                 std::to_string(ctx_.system.config().rnic.qp.max_qps) + ")");
-    if (host::Adapter::Connect(src, p.src, dst, p.dst) != ndk::STATUS_SUCCESS)
-      refuse(flow.index, "qps", "cannot connect QP pair " + std::to_string(i) + ": " +
-                                    src.last_error());
+    if (forward) {
+      p.src = forward->pairs[i].dst;
+      p.dst = forward->pairs[i].src;
+    } else {
+      if (src.CreateQp(pd(f.src), src_cqs[i % src_cqs.size()], depth, both * receives, reads,
+                       both * reads, 0, &p.src) != ndk::STATUS_SUCCESS)
+        refuse(flow.spec_index, "qps",
+               "QP " + std::to_string(i) + " on node " + ctx_.scenario.nodes[f.src] + ": " +
+                   src.last_error() + " (qp.max_qps = " +
+                   std::to_string(ctx_.system.config().rnic.qp.max_qps) + ")");
+      if (dst.CreateQp(pd(f.dst), dst_cqs[i % dst_cqs.size()], both ? depth : 1, receives,
+                       both * reads, reads, 0, &p.dst) != ndk::STATUS_SUCCESS)
+        refuse(flow.spec_index, "qps",
+               "QP " + std::to_string(i) + " on node " + ctx_.scenario.nodes[f.dst] + ": " +
+                   dst.last_error() + " (qp.max_qps = " +
+                   std::to_string(ctx_.system.config().rnic.qp.max_qps) + ")");
+      if (host::Adapter::Connect(src, p.src, dst, p.dst) != ndk::STATUS_SUCCESS)
+        refuse(flow.spec_index, "qps",
+               "cannot connect QP pair " + std::to_string(i) + ": " + src.last_error());
+    }
     if (send) {
       for (uint32_t k = 0; k < f.outstanding; ++k) {
         if (!post_receive(flow, i, k)) return false;
@@ -279,7 +303,7 @@ bool Traffic::post_receive(Flow& flow, uint32_t pair, uint32_t k) {
                            &sge, 1);
   if (status == ndk::STATUS_SUCCESS) return true;
   fail_step(result_, "STATUS_SUCCESS", ndk::status_name(status),
-            "flow " + std::to_string(flow.index) + ": a receive returned " +
+            "flow " + std::to_string(flow.spec_index) + ": a receive returned " +
                 ndk::status_name(status) + ": " + flow.dst->last_error());
   return false;
 }
@@ -310,6 +334,13 @@ bool Traffic::post(Flow& flow) {
     ++posted_;
     if (!post_on(flow, pair_index)) return false;
   }
+  // Everything posted: QPs left with unsignaled operations last get their flush.
+  if (posted_ >= target_ && f.signal_every > 1 && !flow.flush_scan_done) {
+    flow.flush_scan_done = true;
+    for (uint32_t p = 0; p < flow.pairs.size(); ++p) {
+      if (!flush_if_stuck(flow, p)) return false;
+    }
+  }
   return true;
 }
 
@@ -336,28 +367,79 @@ bool Traffic::post_on(Flow& flow, uint32_t pair_index) {
   sge.BufferLength = uint32_t(f.size);
   sge.MemoryRegionToken = flow.local_token;
   const uint64_t context = (uint64_t(flow.index) << kFlowShift) | slot_index;
+  // signal_every: one operation in N of each QP asks for a completion, and so does the one
+  // that fills the flow's window when that is below qps x outstanding: else the window could
+  // fill with unsignaled operations on QPs with room, and none would ever complete.
+  bool signaled = true;
+  if (f.signal_every > 1) {
+    signaled = ++pair.unsignaled >= f.signal_every ||
+               (f.window < f.qps * f.outstanding && flow.in_flight >= f.window);
+    if (signaled) pair.unsignaled = 0;
+  }
+  const uint32_t flags = signaled ? f.flags & ~ndk::NDK_OP_FLAG_SILENT_SUCCESS : f.flags;
   host::Adapter& a = *flow.src;
   uint32_t status = ndk::STATUS_SUCCESS;
   switch (f.verb) {
     case Verb::Read:
-      status = a.NdkRead(pair.src, context, &sge, 1, slot.remote, region.remote_token, 0);
+      status = a.NdkRead(pair.src, context, &sge, 1, slot.remote, region.remote_token, flags);
       break;
     case Verb::Write:
-      status = a.NdkWrite(pair.src, context, &sge, 1, slot.remote, region.remote_token, f.flags);
+      status = a.NdkWrite(pair.src, context, &sge, 1, slot.remote, region.remote_token, flags);
       break;
     case Verb::Send:
-      status = a.NdkSend(pair.src, context, &sge, 1, f.flags);
+      status = a.NdkSend(pair.src, context, &sge, 1, flags);
       break;
   }
   if (status != ndk::STATUS_SUCCESS) {
     fail_step(result_, "STATUS_SUCCESS", ndk::status_name(status),
-              "flow " + std::to_string(flow.index) + ": posting returned " +
+              "flow " + std::to_string(flow.spec_index) + ": posting returned " +
                   ndk::status_name(status) + ": " + a.last_error());
     return false;
   }
   ++pair.in_flight;
+  slot.next = kNoSlot;
+  (pair.newest == kNoSlot ? pair.oldest : flow.slots[pair.newest].next) = slot_index;
+  pair.newest = slot_index;
   if (!step_.random_select && pair.in_flight < f.outstanding) flow.ready.push_back(pair_index);
   ++flow.posted;
+  return true;
+}
+
+// Once every operation of the step is posted, a QP whose last operations were unsignaled
+// would never show them complete: it gets a zero-length signaled operation of the flow's
+// verb (R5.read.zero_length for a read), which retires them and is not counted, as perftest
+// signals each QP's last iteration. It needs a free send queue slot: a full QP holds a
+// signaled operation (signal_every <= outstanding) whose completion makes one.
+bool Traffic::flush_if_stuck(Flow& flow, uint32_t pair_index) {
+  const FlowSpec& f = *flow.spec;
+  QpPair& pair = flow.pairs[pair_index];
+  if (posted_ < target_ || pair.unsignaled == 0 || pair.flushing || pair.waiting > 0 ||
+      pair.in_flight >= f.outstanding)
+    return true;
+  const uint64_t context = (uint64_t(flow.index) << kFlowShift) | kFlushBit | pair_index;
+  const Region& region = flow.regions[0];
+  host::Adapter& a = *flow.src;
+  uint32_t status = ndk::STATUS_SUCCESS;
+  switch (f.verb) {
+    case Verb::Read:
+      status = a.NdkRead(pair.src, context, nullptr, 0, region.buffer.va, region.remote_token, 0);
+      break;
+    case Verb::Write:
+      status = a.NdkWrite(pair.src, context, nullptr, 0, region.buffer.va, region.remote_token, 0);
+      break;
+    case Verb::Send:
+      status = a.NdkSend(pair.src, context, nullptr, 0, 0);
+      break;
+  }
+  if (status != ndk::STATUS_SUCCESS) {
+    fail_step(result_, "STATUS_SUCCESS", ndk::status_name(status),
+              "flow " + std::to_string(flow.spec_index) + ": a flush returned " +
+                  ndk::status_name(status) + ": " + a.last_error());
+    return false;
+  }
+  pair.flushing = true;
+  pair.unsignaled = 0;
+  ++flow.flushes;
   return true;
 }
 
@@ -383,37 +465,24 @@ bool Traffic::check_bytes(Flow& flow, const Slot& slot, uint64_t local_offset) {
   }
   if (ok) return true;
   fail_step(result_, "the source's bytes", "other bytes",
-            "flow " + std::to_string(flow.index) + ": an operation's bytes differ from its "
+            "flow " + std::to_string(flow.spec_index) + ": an operation's bytes differ from its "
             "source (remote address " + std::to_string(slot.remote) + ")");
   return false;
 }
 
-bool Traffic::take(Flow& flow, const ndk::NDK_RESULT_EX& r, bool receive) {
+// Retires the pair's oldest operation, `slot_index`: its slot is free again, its QP has room.
+// Only a signaled operation's completion gives a latency sample: the host sees no other.
+bool Traffic::retire(Flow& flow, uint32_t slot_index, bool signaled) {
   const FlowSpec& f = *flow.spec;
-  if (r.Status != ndk::STATUS_SUCCESS) {
-    fail_step(result_, "STATUS_SUCCESS", ndk::status_name(r.Status),
-              "flow " + std::to_string(flow.index) + ": a " + (receive ? "receive" : "request") +
-                  " completed with " + ndk::status_name(r.Status));
-    return false;
-  }
-  const uint64_t index = r.RequestContext & kIndexMask;
-  if (receive) {  // a send landed: check a sample, post the receive again
-    const uint32_t pair = uint32_t(index / f.outstanding);
-    const uint32_t k = uint32_t(index % f.outstanding);
-    if (index % kCheckEvery == 0) {
-      Slot landing;
-      landing.region = uint32_t(pair % flow.regions.size());
-      if (!check_bytes(flow, landing, (index % flow.slots_per_region) * f.size)) return false;
-    }
-    return post_receive(flow, pair, k);
-  }
-  Slot& slot = flow.slots[index];
-  QpPair& pair = flow.pairs[slot.pair];
-  if (flow.completed % kCheckEvery == 0 && f.verb != Verb::Send &&
-      !check_bytes(flow, slot, index * f.size))
-    return false;
+  Slot& slot = flow.slots[slot_index];
   const uint32_t pair_index = slot.pair;
-  flow.free_slots.push_back(uint32_t(index));
+  QpPair& pair = flow.pairs[pair_index];
+  if (flow.completed % kCheckEvery == 0 && f.verb != Verb::Send &&
+      !check_bytes(flow, slot, uint64_t(slot_index) * f.size))
+    return false;
+  pair.oldest = slot.next;
+  if (pair.oldest == kNoSlot) pair.newest = kNoSlot;
+  flow.free_slots.push_back(slot_index);
   if (step_.random_select) {
     --pair.in_flight;
   } else if (pair.in_flight-- == f.outstanding) {
@@ -427,17 +496,59 @@ bool Traffic::take(Flow& flow, const ndk::NDK_RESULT_EX& r, bool receive) {
     ++pair.measured;
     ++flow.measured;
     bytes_ += f.size;
-    latency_.add((sc_core::sc_time_stamp() - slot.posted).value());
+    if (signaled) latency_.add((sc_core::sc_time_stamp() - slot.posted).value());
   }
   if (!open_ && completed_ >= step_.warmup_ops) open_window();
   if (open_ && !mid_ && completed_ - step_.warmup_ops >= step_.count / 2)
     mid_ = ctx_.counter_window().take();
-  // An operation waiting for this pair (random) goes now: it already counts in the window.
-  if (flow.pairs[pair_index].waiting > 0) {
-    --flow.pairs[pair_index].waiting;
-    return post_on(flow, pair_index);
-  }
   return true;
+}
+
+bool Traffic::take(Flow& flow, const ndk::NDK_RESULT_EX& r) {
+  const FlowSpec& f = *flow.spec;
+  const bool receive = r.Type == ndk::NdkOperationTypeReceive;
+  if (r.Status != ndk::STATUS_SUCCESS) {
+    fail_step(result_, "STATUS_SUCCESS", ndk::status_name(r.Status),
+              "flow " + std::to_string(flow.spec_index) + ": a " +
+                  (receive ? "receive" : "request") + " completed with " +
+                  ndk::status_name(r.Status));
+    return false;
+  }
+  const uint64_t index = r.RequestContext & kIndexMask;
+  if (receive) {  // a send landed: check a sample (a flush lands no bytes), post it again
+    const uint32_t pair = uint32_t(index / f.outstanding);
+    const uint32_t k = uint32_t(index % f.outstanding);
+    if (index % kCheckEvery == 0 && r.BytesTransferred > 0) {
+      Slot landing;
+      landing.region = uint32_t(pair % flow.regions.size());
+      if (!check_bytes(flow, landing, (index % flow.slots_per_region) * f.size)) return false;
+    }
+    return post_receive(flow, pair, k);
+  }
+  // A signaled completion retires its operation and every earlier one of its QP; a flush's,
+  // all the QP's operations.
+  const bool flush = index & kFlushBit;
+  const uint32_t pair_index = flush ? uint32_t(index & ~kFlushBit) : flow.slots[index].pair;
+  QpPair& pair = flow.pairs[pair_index];
+  const uint32_t last = flush ? pair.newest : uint32_t(index);
+  if (flush) pair.flushing = false;
+  while (last != kNoSlot) {
+    const uint32_t oldest = pair.oldest;
+    if (oldest == kNoSlot) {  // the completion of an operation not in flight on its QP
+      fail_step(result_, "a completion of an operation in flight", "another",
+                "flow " + std::to_string(flow.spec_index) + ": completion " +
+                    std::to_string(r.RequestContext) + " is of no operation in flight");
+      return false;
+    }
+    if (!retire(flow, oldest, oldest == index && !flush)) return false;
+    if (oldest == last) break;
+  }
+  // Operations waiting for this pair (random) go now: they already count in the window.
+  while (pair.waiting > 0 && pair.in_flight < f.outstanding) {
+    --pair.waiting;
+    if (!post_on(flow, pair_index)) return false;
+  }
+  return flush_if_stuck(flow, pair_index);
 }
 
 void Traffic::open_window() {
@@ -451,12 +562,12 @@ void Traffic::open_window() {
 bool Traffic::poll_node(uint32_t node, bool* any) {
   host::Adapter& a = ctx_.adapter(node);
   ndk::NDK_RESULT_EX batch[64];
-  for (const Cq& cq : cqs_by_node_[node]) {
+  for (host::CqHandle cq : cqs_by_node_[node]) {
     for (;;) {
-      const size_t got = a.GetCqResults(cq.cq, batch, 64);
+      const size_t got = a.GetCqResults(cq, batch, 64);
       for (size_t i = 0; i < got; ++i) {
         Flow& flow = flows_[size_t(batch[i].RequestContext >> kFlowShift)];
-        if (!take(flow, batch[i], cq.receives)) return false;
+        if (!take(flow, batch[i])) return false;
         if (completed_ >= target_) return true;
       }
       if (got) *any = true;
@@ -469,14 +580,24 @@ bool Traffic::poll_node(uint32_t node, bool* any) {
 void Traffic::run() {
   const size_t nodes = ctx_.scenario.nodes.size();
   cqs_by_node_.assign(nodes, {});
-  flows_.resize(step_.flows.size());
-  for (uint32_t i = 0; i < flows_.size(); ++i) {
-    Flow& flow = flows_[i];
-    flow.spec = &step_.flows[i];
-    flow.index = i;
-    flow.src = &ctx_.adapter(flow.spec->src);
-    flow.dst = &ctx_.adapter(flow.spec->dst);
-    if (!build(flow)) return;
+  // One flow per direction: a bidirectional flow's reverse follows its forward one.
+  size_t directions = 0;
+  for (const FlowSpec& f : step_.flows) directions += f.bidirectional ? 2 : 1;
+  flows_.resize(directions);
+  uint32_t next = 0;
+  for (uint32_t i = 0; i < step_.flows.size(); ++i) {
+    const FlowSpec& spec = step_.flows[i];
+    for (bool reverse : {false, true}) {
+      if (reverse && !spec.bidirectional) break;
+      Flow& flow = flows_[next];
+      flow.spec = reverse ? &reverse_specs_.emplace_back(reversed(spec)) : &spec;
+      flow.index = next++;
+      flow.spec_index = i;
+      flow.reverse = reverse;
+      flow.src = &ctx_.adapter(flow.spec->src);
+      flow.dst = &ctx_.adapter(flow.spec->dst);
+      if (!build(flow, reverse ? &flows_[flow.index - 1] : nullptr)) return;
+    }
   }
   target_ = step_.warmup_ops + step_.count;
   whole_.start = ctx_.counter_window().take();
@@ -514,7 +635,7 @@ void Traffic::run() {
     // Every ring empty: arm each CQ (a CQ still armed rings nothing), then sleep until one
     // interrupts.
     for (uint32_t n : involved) {
-      for (const Cq& cq : cqs_by_node_[n]) ctx_.adapter(n).NotifyCq(cq.cq);
+      for (host::CqHandle cq : cqs_by_node_[n]) ctx_.adapter(n).NotifyCq(cq);
     }
     sc_core::wait(wake);
     // Act once everything due at this instant has happened: which node's interrupt the
@@ -542,21 +663,34 @@ void Traffic::run() {
 void Traffic::finish() {
   const double sim_ns =
       double((sc_core::sc_time_stamp() - window_start_).value()) / 1000.0;
-  // Per flow, and Jain's fairness index over every QP pair's measured operations.
+  // Per flow (both directions of a bidirectional one, and its reverse alone), and Jain's
+  // fairness index over every QP pair's measured operations in each direction.
   Metrics extra;
+  auto rates = [&](const std::string& name, uint64_t ops, uint64_t size) {
+    extra.emplace_back(name + ".ops", double(ops));
+    extra.emplace_back(name + ".mops", sim_ns > 0 ? double(ops) / sim_ns * 1e3 : 0.0);
+    extra.emplace_back(name + ".gbps", sim_ns > 0 ? double(ops * size) * 8.0 / sim_ns : 0.0);
+  };
   double sum = 0, squares = 0, pairs = 0;
+  uint64_t flushes = 0;
+  bool unsignaled = false;
   for (const Flow& flow : flows_) {
-    const std::string name = "flow" + std::to_string(flow.index);
-    extra.emplace_back(name + ".ops", double(flow.measured));
-    extra.emplace_back(name + ".mops", sim_ns > 0 ? double(flow.measured) / sim_ns * 1e3 : 0.0);
-    extra.emplace_back(
-        name + ".gbps", sim_ns > 0 ? double(flow.measured * flow.spec->size) * 8.0 / sim_ns : 0.0);
+    const std::string name = "flow" + std::to_string(flow.spec_index);
+    if (flow.reverse) {
+      rates(name + ".reverse", flow.measured, flow.spec->size);
+    } else {
+      const bool both = flow.spec->bidirectional;
+      rates(name, flow.measured + (both ? flows_[flow.index + 1].measured : 0), flow.spec->size);
+    }
     for (const QpPair& p : flow.pairs) {
       sum += double(p.measured);
       squares += double(p.measured) * double(p.measured);
       pairs += 1;
     }
+    flushes += flow.flushes;
+    unsignaled = unsignaled || flow.spec->signal_every > 1;
   }
+  if (unsignaled) extra.emplace_back("flushes", double(flushes));
   extra.emplace_back("fairness", squares > 0 ? sum * sum / (pairs * squares) : 1.0);
   whole_.sim_ns = double((sc_core::sc_time_stamp() - step_start_).value()) / 1000.0;
   report_workload(ctx_, step_, result_, step_.count, bytes_, sim_ns, latency_, before_,

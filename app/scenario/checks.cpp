@@ -194,7 +194,8 @@ Verb parse_verb(const Reader& r, bool read) {
 
 FlowSpec parse_flow(const Reader& f, size_t step) {
   f.only({"src", "dst", "verb", "qps", "size", "outstanding", "window", "regions",
-          "region_bytes", "page_size", "pattern", "region_select", "flags"});
+          "region_bytes", "page_size", "pattern", "region_select", "flags", "signal_every",
+          "bidirectional"});
   FlowSpec flow;
   flow.src = f.node("src");
   flow.dst = f.node("dst");
@@ -221,8 +222,22 @@ FlowSpec parse_flow(const Reader& f, size_t step) {
     f.fail("region_select", "must be \"round_robin\" or \"random\"");
   flow.random_region = region_select == "random";
   flow.flags = f.op_flags("flags");
-  if (flow.flags & ~uint32_t(ndk::NDK_OP_FLAG_INLINE))
-    f.fail("flags", "a traffic flow takes INLINE only (its completions are all signaled)");
+  if (flow.flags & ~uint32_t(ndk::NDK_OP_FLAG_INLINE | ndk::NDK_OP_FLAG_SILENT_SUCCESS))
+    f.fail("flags", "a traffic flow takes INLINE and SILENT_SUCCESS only");
+  // Unsignaled operations retire with the next signaled one of their QP, so each QP's
+  // `outstanding` operations in flight must hold a signaled one: signal_every <= outstanding
+  // (perftest's cq_mod is capped by the send queue depth the same way).
+  const bool silent = flow.flags & ndk::NDK_OP_FLAG_SILENT_SUCCESS;
+  if (f.has("signal_every") && f.literal("signal_every", 1, kMaxWorkloadCount) > flow.outstanding)
+    f.fail("signal_every", "at most outstanding (" + std::to_string(flow.outstanding) +
+                               "): a QP's operations in flight must include a signaled one");
+  flow.signal_every = f.literal_or("signal_every", silent ? flow.outstanding : 1, 1,
+                                   flow.outstanding);
+  if (silent && flow.signal_every < 2)
+    f.fail("flags", "SILENT_SUCCESS needs signal_every of at least 2, and so outstanding of at "
+                    "least 2 (one operation in signal_every per QP asks for a completion)");
+  if (flow.signal_every > 1) flow.flags |= ndk::NDK_OP_FLAG_SILENT_SUCCESS;
+  flow.bidirectional = f.boolean_or("bidirectional", false);
   if (flow.flags & ndk::NDK_OP_FLAG_INLINE) {
     // The adapter's MaxInlineDataSize (R2.inline): an INLINE payload lives in the WQE, and
     // a read has no payload to carry.
@@ -244,6 +259,10 @@ FlowSpec parse_flow(const Reader& f, size_t step) {
   }
   charge_allocation(f, "window", flow.src, flow.window * flow.size);
   charge_allocation(f, "regions", flow.dst, flow.regions * region);
+  if (flow.bidirectional) {  // the reverse direction's slots and regions
+    charge_allocation(f, "window", flow.dst, flow.window * flow.size);
+    charge_allocation(f, "regions", flow.src, flow.regions * region);
+  }
   (void)step;
   return flow;
 }

@@ -206,13 +206,14 @@ RemoteSpec parse_remote(const Reader& r, bool workload) {
 namespace {
 
 // "NODE.SIDE.TABLE.hit_rate" (or .hits, .misses, .merged, .misses_per_op) for a node of the
-// scenario, or (flows > 0) "flowN.ops|mops|gbps" with N < flows, or "fairness"; an empty
+// scenario, or (flows > 0) "flowN[.reverse].ops|mops|gbps" with N < flows, "fairness" or
+// "flushes"; an empty
 // string when it is one, else what is wrong.
 std::string check_patterned_metric(const Reader& r, const std::string& name, size_t flows) {
   static const std::regex hit_rate(
       "^([A-Za-z0-9_]+)\\.(requester|responder|completion|dma_bench)\\.(mtt|mpt|qpc|cqc)\\."
       "(hit_rate|hits|misses|merged|misses_per_op)$");
-  static const std::regex flow("^flow([0-9]{1,9})\\.(ops|mops|gbps)$");
+  static const std::regex flow("^flow([0-9]{1,9})(\\.reverse)?\\.(ops|mops|gbps)$");
   std::smatch m;
   if (std::regex_match(name, m, hit_rate)) {
     const auto& nodes = r.state().nodes;
@@ -220,7 +221,7 @@ std::string check_patterned_metric(const Reader& r, const std::string& name, siz
     return "metric " + quote(name) + " names node " + quote(m[1].str()) +
            ", not a node of this scenario";
   }
-  if (flows && name == "fairness") return "";
+  if (flows && (name == "fairness" || name == "flushes")) return "";
   if (flows && std::regex_match(name, m, flow)) {
     if (std::stoull(m[1].str()) < flows) return "";
     return "metric " + quote(name) + ": the step has " + std::to_string(flows) +
@@ -245,7 +246,10 @@ std::vector<MetricBound> parse_metrics(const Reader& r, size_t flows) {
         known.insert(known.end(), {"NODE.SIDE.TABLE.hit_rate", "NODE.SIDE.TABLE.hits",
                                    "NODE.SIDE.TABLE.misses", "NODE.SIDE.TABLE.merged",
                                    "NODE.SIDE.TABLE.misses_per_op"});
-        if (flows) known.insert(known.end(), {"flowN.ops", "flowN.mops", "flowN.gbps", "fairness"});
+        if (flows)
+          known.insert(known.end(), {"flowN.ops", "flowN.mops", "flowN.gbps",
+                                     "flowN.reverse.ops", "flowN.reverse.mops",
+                                     "flowN.reverse.gbps", "fairness", "flushes"});
         e.fail(it.key(), unknown_name("metric", it.key(), known, name_list("known", known)));
       }
     }

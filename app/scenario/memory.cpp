@@ -408,41 +408,55 @@ class Estimator {
   }
 
   // A traffic step: per flow, the source's slots and the destination's regions, the rings and
-  // records of each QP pair, a CQ of the flow's window on each side.
+  // records of each QP pair, a CQ of the flow's window on each side. A bidirectional flow's
+  // reverse direction adds its own slots, regions, rings and completions over the same QPs.
   void traffic(const Step& s) {
     uint64_t at_once = 0, wire = 0, kept = 0;
-    for (const FlowSpec& f : s.flows) {
-      Node& src = node(f.src);
-      Node& dst = node(f.dst);
-      src.allocs = add(src.allocs, round_up(mul(f.window, f.size), kPageBytes));
-      dst.allocs = add(dst.allocs, mul(f.regions, add(round_up(f.region_bytes, f.page_size),
-                                                      f.page_size > kPageBytes ? f.page_size : 0)));
-      const uint64_t ring = round_up(mul(f.outstanding, kWqeBytes), kPageBytes);
-      const uint64_t records = add(kTrafficQpBytes, kTrafficBusyQpBytes);
-      src.queues = add(src.queues, mul(f.qps, add(ring, records)));
-      // The destination posts nothing: its send ring is never written (no page); a send's
-      // receive ring is.
-      dst.queues = add(dst.queues, mul(f.qps, add(f.verb == Verb::Send ? ring : 0, records)));
-      for (Node* n : {&src, &dst}) {
-        n->queues = add(n->queues, round_up(mul(f.window, kCqeBytes), kPageBytes));
-        n->qpc.write(mul(f.qps, kQpcEntryBytes));
-        n->cqc.write(kCqcEntryBytes);
-        n->mpt.write(kMptEntryBytes);
-        n->mpt_objects = add(n->mpt_objects, 1);
+    for (const FlowSpec& flow : s.flows) {
+      std::vector<FlowSpec> directions{flow};
+      if (flow.bidirectional) directions.push_back(reversed(flow));
+      for (size_t d = 0; d < directions.size(); ++d) {
+        const FlowSpec& f = directions[d];
+        const bool new_qps = d == 0;
+        Node& src = node(f.src);
+        Node& dst = node(f.dst);
+        src.allocs = add(src.allocs, round_up(mul(f.window, f.size), kPageBytes));
+        dst.allocs = add(dst.allocs,
+                         mul(f.regions, add(round_up(f.region_bytes, f.page_size),
+                                            f.page_size > kPageBytes ? f.page_size : 0)));
+        const uint64_t ring = round_up(mul(f.outstanding, kWqeBytes), kPageBytes);
+        const uint64_t records = new_qps ? add(kTrafficQpBytes, kTrafficBusyQpBytes) : 0;
+        src.queues = add(src.queues, mul(f.qps, add(ring, records)));
+        // The destination posts nothing: its send ring is never written (no page); a send's
+        // receive ring is.
+        dst.queues = add(dst.queues, mul(f.qps, add(f.verb == Verb::Send ? ring : 0, records)));
+        for (Node* n : {&src, &dst}) {
+          n->queues = add(n->queues, round_up(mul(f.window, kCqeBytes), kPageBytes));
+          if (new_qps) {
+            n->qpc.write(mul(f.qps, kQpcEntryBytes));
+            n->cqc.write(kCqcEntryBytes);
+          }
+        }
+        src.mpt.write(kMptEntryBytes);
+        src.mpt_objects = add(src.mpt_objects, 1);
+        if (new_qps) {
+          dst.mpt.write(kMptEntryBytes);
+          dst.mpt_objects = add(dst.mpt_objects, 1);
+        }
+        dst.mpt_objects = add(dst.mpt_objects, f.regions);
+        dst.pages = add(dst.pages, mul(f.regions, f.region_bytes / kPageBytes + 1));
+        dst.mtt.write(mul(mul(f.regions, f.region_bytes / kPageBytes + 1), kMttEntryBytes));
+        note_largest(s, f.size);
+        // Its operations in flight carry their payloads (a send's kept for its retries too);
+        // in fast mode each node keeps the largest message it built.
+        const uint64_t in_flight = mul(std::min(f.window, mul(f.qps, f.outstanding)), f.size);
+        wire = add(wire, mul(in_flight, f.verb == Verb::Send ? 2 : 1));
+        if (f.verb == Verb::Send) kept = add(kept, in_flight);
+        Node& builder = f.verb == Verb::Read ? dst : src;
+        (f.verb == Verb::Read ? builder.read_served : builder.sent) =
+            std::max(f.verb == Verb::Read ? builder.read_served : builder.sent, f.size);
+        at_once = add(at_once, f.window);
       }
-      dst.mpt_objects = add(dst.mpt_objects, f.regions);
-      dst.pages = add(dst.pages, mul(f.regions, f.region_bytes / kPageBytes + 1));
-      dst.mtt.write(mul(mul(f.regions, f.region_bytes / kPageBytes + 1), kMttEntryBytes));
-      note_largest(s, f.size);
-      // Its operations in flight carry their payloads (a send's kept for its retries too);
-      // in fast mode each node keeps the largest message it built.
-      const uint64_t in_flight = mul(std::min(f.window, mul(f.qps, f.outstanding)), f.size);
-      wire = add(wire, mul(in_flight, f.verb == Verb::Send ? 2 : 1));
-      if (f.verb == Verb::Send) kept = add(kept, in_flight);
-      Node& builder = f.verb == Verb::Read ? dst : src;
-      (f.verb == Verb::Read ? builder.read_served : builder.sent) =
-          std::max(f.verb == Verb::Read ? builder.read_served : builder.sent, f.size);
-      at_once = add(at_once, f.window);
     }
     during_step(s, wire, kept);
     workload(s, at_once);

@@ -33,15 +33,27 @@ bool stream_can_stall(uint64_t count, uint64_t outstanding, uint64_t signal_ever
   return signal_every > in_flight && count > in_flight;
 }
 
-uint64_t traffic_cq_count(const FlowSpec& flow, uint64_t depth_needed) {
-  if (depth_needed <= host::kMaxCqDepth) return 1;
-  const uint64_t per_cq = std::max<uint64_t>(1, host::kMaxCqDepth / flow.outstanding);
+TrafficCqNeed traffic_cq_need(const FlowSpec& flow, bool source_side) {
+  const bool issues = source_side || flow.bidirectional;
+  const bool receives = flow.verb == Verb::Send && (!source_side || flow.bidirectional);
+  const uint64_t all = flow.qps * flow.outstanding;
+  TrafficCqNeed need;
+  need.depth = std::max<uint64_t>(
+      1, (issues ? std::min(flow.window, all) : 0) + (receives ? all : 0));
+  need.per_qp = std::max<uint64_t>(
+      1, (issues ? flow.outstanding : 0) + (receives ? flow.outstanding : 0));
+  return need;
+}
+
+uint64_t traffic_cq_count(const FlowSpec& flow, const TrafficCqNeed& need) {
+  if (need.depth <= host::kMaxCqDepth) return 1;
+  const uint64_t per_cq = std::max<uint64_t>(1, host::kMaxCqDepth / need.per_qp);
   return (flow.qps + per_cq - 1) / per_cq;
 }
 
-uint64_t traffic_cq_depth(const FlowSpec& flow, uint64_t depth_needed) {
-  if (traffic_cq_count(flow, depth_needed) == 1) return std::max<uint64_t>(depth_needed, 1);
-  return std::max<uint64_t>(1, host::kMaxCqDepth / flow.outstanding) * flow.outstanding;
+uint64_t traffic_cq_depth(const FlowSpec& flow, const TrafficCqNeed& need) {
+  if (traffic_cq_count(flow, need) == 1) return need.depth;
+  return std::max<uint64_t>(1, host::kMaxCqDepth / need.per_qp) * need.per_qp;
 }
 
 namespace {
@@ -110,13 +122,13 @@ void check_traffic(const Scenario& sc, const Step& s, Tables& tables) {
     for (uint32_t node : {f.src, f.dst}) {
       if (pd_nodes.insert(node).second) tables.add(Tables::kPd, node, 1, p);
     }
-    const bool send = f.verb == Verb::Send;
-    tables.add(Tables::kCq, f.src,
-               traffic_cq_count(f, std::min(f.window, f.qps * f.outstanding)), p.key("qps"));
-    tables.add(Tables::kCq, f.dst, traffic_cq_count(f, send ? f.qps * f.outstanding : 1),
-               p.key("qps"));
-    tables.add(Tables::kMpt, f.src, 1, p.key("window"));
-    tables.add(Tables::kMpt, f.dst, f.regions, p.key("regions"));
+    tables.add(Tables::kCq, f.src, traffic_cq_count(f, traffic_cq_need(f, true)), p.key("qps"));
+    tables.add(Tables::kCq, f.dst, traffic_cq_count(f, traffic_cq_need(f, false)), p.key("qps"));
+    // The source's slots and the destination's regions; both again, swapped, when
+    // bidirectional.
+    const uint64_t slots_mr = 1, both = f.bidirectional ? 1 : 0;
+    tables.add(Tables::kMpt, f.src, slots_mr + both * f.regions, p.key("window"));
+    tables.add(Tables::kMpt, f.dst, f.regions + both * slots_mr, p.key("regions"));
     tables.add(Tables::kQp, f.src, f.qps, p.key("qps"));
     tables.add(Tables::kQp, f.dst, f.qps, p.key("qps"));
   }

@@ -22,11 +22,19 @@ void check_run_limits(const Scenario& scenario);
 bool stream_can_stall(uint64_t count, uint64_t outstanding, uint64_t signal_every,
                       uint64_t send_depth);
 
-// The CQs a traffic flow's side needs for `depth_needed` completions pending at once, each
-// QP holding up to `outstanding` (one CQ while that fits in the largest CQ, else enough that
-// each holds its QPs' share). The runner creates exactly these.
-uint64_t traffic_cq_count(const FlowSpec& flow, uint64_t depth_needed);
+// The completions one side of a traffic flow has pending at most: the requests its QPs have
+// in flight (the source's, and the destination's when the flow is bidirectional) and, for
+// sends, the receives posted on its QPs; in all (`depth`) and per QP (`per_qp`).
+struct TrafficCqNeed {
+  uint64_t depth = 1;
+  uint64_t per_qp = 1;
+};
+TrafficCqNeed traffic_cq_need(const FlowSpec& flow, bool source_side);
+
+// The CQs that side needs: one while `depth` fits in the largest CQ, else enough that each
+// holds its QPs' share. The runner creates exactly these.
+uint64_t traffic_cq_count(const FlowSpec& flow, const TrafficCqNeed& need);
 // The depth of each of those CQs.
-uint64_t traffic_cq_depth(const FlowSpec& flow, uint64_t depth_needed);
+uint64_t traffic_cq_depth(const FlowSpec& flow, const TrafficCqNeed& need);
 
 }  // namespace rnic::app

@@ -120,8 +120,19 @@ struct FlowSpec {
   uint64_t page_size = 4096;
   bool random = false;           // pattern
   bool random_region = false;    // region_select: random (else round_robin)
-  uint32_t flags = 0;            // NDK op flags of every operation (INLINE only)
+  uint32_t flags = 0;            // NDK op flags of every operation (INLINE, SILENT_SUCCESS)
+  uint64_t signal_every = 1;     // per QP, one operation in N asks for a completion
+  bool bidirectional = false;    // each QP pair also carries the same operations dst -> src
 };
+
+// The reverse direction of a bidirectional flow: the same operations from `dst` to `src`,
+// over the same QP pairs.
+inline FlowSpec reversed(const FlowSpec& f) {
+  FlowSpec r = f;
+  r.src = f.dst;
+  r.dst = f.src;
+  return r;
+}
 
 // A workload metric bound: {"gbps": {"min": 10}}.
 struct MetricBound {

@@ -166,7 +166,8 @@ Json definitions() {
            {"pattern",
             "^[A-Za-z0-9_]{1,32}\\.(requester|responder|completion|dma_bench)\\."
             "(mtt|mpt|qpc|cqc)\\.(hit_rate|hits|misses|merged|misses_per_op)$"}},
-          {{"type", "string"}, {"pattern", "^(flow[0-9]{1,9}\\.(ops|mops|gbps)|fairness)$"}}}}}},
+          {{"type", "string"},
+           {"pattern", "^(flow[0-9]{1,9}(\\.reverse)?\\.(ops|mops|gbps)|fairness|flushes)$"}}}}}},
       {"patternProperties", {{".*", bound}}}};
   d["flow"] = object_of({{"src", ref("node")},
                          {"dst", ref("node")},
@@ -180,7 +181,9 @@ Json definitions() {
                          {"page_size", {{"enum", {4096, 2097152, "0x1000", "0x200000"}}}},
                          {"pattern", names_enum({"sequential", "random"})},
                          {"region_select", names_enum({"round_robin", "random"})},
-                         {"flags", ref("op_flags")}},
+                         {"flags", ref("op_flags")},
+                         {"signal_every", ref("literal")},
+                         {"bidirectional", {{"type", "boolean"}}}},
                         {"src", "dst", "verb", "qps", "size"});
   return d;
 }
