@@ -52,6 +52,31 @@ bool Traffic::post(Flow& flow) {
   return true;
 }
 
+// Posts the flow's verb on `pair`: `sge` (one SGE, or none: zero bytes) to `remote` (read,
+// write). A failure fails the step, naming `what` was posted.
+bool Traffic::post_verb(Flow& flow, const QpPair& pair, uint64_t context, const ndk::NDK_SGE* sge,
+                        uint64_t remote, uint32_t token, uint32_t flags, const char* what) {
+  host::Adapter& a = *flow.src;
+  const uint32_t nsge = sge ? 1 : 0;
+  uint32_t status = ndk::STATUS_SUCCESS;
+  switch (flow.spec->verb) {
+    case Verb::Read:
+      status = a.NdkRead(pair.src, context, sge, nsge, remote, token, flags);
+      break;
+    case Verb::Write:
+      status = a.NdkWrite(pair.src, context, sge, nsge, remote, token, flags);
+      break;
+    case Verb::Send:
+      status = a.NdkSend(pair.src, context, sge, nsge, flags);
+      break;
+  }
+  if (status == ndk::STATUS_SUCCESS) return true;
+  fail_step(result_, "STATUS_SUCCESS", ndk::status_name(status),
+            "flow " + std::to_string(flow.spec_index) + ": " + what + " returned " +
+                ndk::status_name(status) + ": " + a.last_error());
+  return false;
+}
+
 // Posts the flow's next operation on `pair_index`, which has room.
 bool Traffic::post_on(Flow& flow, uint32_t pair_index) {
   const FlowSpec& f = *flow.spec;
@@ -85,25 +110,8 @@ bool Traffic::post_on(Flow& flow, uint32_t pair_index) {
     if (signaled) pair.unsignaled = 0;
   }
   const uint32_t flags = signaled ? f.flags & ~ndk::NDK_OP_FLAG_SILENT_SUCCESS : f.flags;
-  host::Adapter& a = *flow.src;
-  uint32_t status = ndk::STATUS_SUCCESS;
-  switch (f.verb) {
-    case Verb::Read:
-      status = a.NdkRead(pair.src, context, &sge, 1, slot.remote, region.remote_token, flags);
-      break;
-    case Verb::Write:
-      status = a.NdkWrite(pair.src, context, &sge, 1, slot.remote, region.remote_token, flags);
-      break;
-    case Verb::Send:
-      status = a.NdkSend(pair.src, context, &sge, 1, flags);
-      break;
-  }
-  if (status != ndk::STATUS_SUCCESS) {
-    fail_step(result_, "STATUS_SUCCESS", ndk::status_name(status),
-              "flow " + std::to_string(flow.spec_index) + ": posting returned " +
-                  ndk::status_name(status) + ": " + a.last_error());
+  if (!post_verb(flow, pair, context, &sge, slot.remote, region.remote_token, flags, "posting"))
     return false;
-  }
   ++pair.in_flight;
   slot.next = kNoSlot;
   (pair.newest == kNoSlot ? pair.oldest : flow.slots[pair.newest].next) = slot_index;
@@ -126,25 +134,9 @@ bool Traffic::flush_if_stuck(Flow& flow, uint32_t pair_index) {
     return true;
   const uint64_t context = (uint64_t(flow.index) << kFlowShift) | kFlushBit | pair_index;
   const Region& region = flow.regions[0];
-  host::Adapter& a = *flow.src;
-  uint32_t status = ndk::STATUS_SUCCESS;
-  switch (f.verb) {
-    case Verb::Read:
-      status = a.NdkRead(pair.src, context, nullptr, 0, region.buffer.va, region.remote_token, 0);
-      break;
-    case Verb::Write:
-      status = a.NdkWrite(pair.src, context, nullptr, 0, region.buffer.va, region.remote_token, 0);
-      break;
-    case Verb::Send:
-      status = a.NdkSend(pair.src, context, nullptr, 0, 0);
-      break;
-  }
-  if (status != ndk::STATUS_SUCCESS) {
-    fail_step(result_, "STATUS_SUCCESS", ndk::status_name(status),
-              "flow " + std::to_string(flow.spec_index) + ": a flush returned " +
-                  ndk::status_name(status) + ": " + a.last_error());
+  if (!post_verb(flow, pair, context, nullptr, region.buffer.va, region.remote_token, 0,
+                 "a flush"))
     return false;
-  }
   pair.flushing = true;
   pair.unsignaled = 0;
   ++flow.flushes;

@@ -102,6 +102,8 @@ class Traffic {
   bool post_receive(Flow& flow, uint32_t pair, uint32_t k);
   bool post(Flow& flow);
   bool post_on(Flow& flow, uint32_t pair_index);
+  bool post_verb(Flow& flow, const QpPair& pair, uint64_t context, const ndk::NDK_SGE* sge,
+                 uint64_t remote, uint32_t token, uint32_t flags, const char* what);
   bool retire(Flow& flow, uint32_t slot_index, bool signaled);
   bool flush_if_stuck(Flow& flow, uint32_t pair_index);
   bool take(Flow& flow, const ndk::NDK_RESULT_EX& r);
