@@ -135,6 +135,8 @@ void CounterWindow::add_resources(size_t node, const std::string& node_name,
     busy("port.rx", "rx_bytes", 8000.0 / port_gbps, nullptr);
   } else if (unit == "dma_read") {
     held("read_tags", "tags_in_use", rnic.pcie.max_read_tags, false, "tag_stall_ps");
+    held("dma.read_channels", "channels_in_use", rnic.dma.read_channels, false,
+         "channel_wait_ps");
   } else if (unit == "mtt") {
     held("mtt.miss_registers", "misses_outstanding", rnic.mtt.max_outstanding_misses, false,
          "miss_register_stall_ps");
