@@ -50,6 +50,27 @@ std::string percent(uint64_t busy_ps, uint64_t sim_ns) {
   return format("%.1f", std::min(100.0, double(busy_ps) / (double(sim_ns) * 10.0)));
 }
 
+// The last workload step with a measured window (the one a scenario measures after its
+// warm-up steps), or null.
+const StepResult* measured_step(const RunResult& run) {
+  for (auto it = run.steps.rbegin(); it != run.steps.rend(); ++it)
+    if (!it->window_busy.empty() || !it->window_occupancy.empty()) return &*it;
+  return nullptr;
+}
+
+// A window figure by owner and name; `found` false when the window has none.
+double window_value(const std::vector<WindowFigure>& figures, const std::string& owner,
+                    const std::string& name, bool* found) {
+  for (const WindowFigure& f : figures) {
+    if (f.owner == owner && f.name == name) {
+      *found = true;
+      return f.value;
+    }
+  }
+  *found = false;
+  return 0;
+}
+
 }  // namespace
 
 std::string format_bytes(uint64_t bytes) {
@@ -77,6 +98,17 @@ std::string stats_table(const std::vector<std::string>& nodes, const RunResult& 
   size_t node_width = 4;
   for (const std::string& n : nodes) node_width = std::max(node_width, n.size());
 
+  // The measured window of the last workload step: its busy fractions under each node's row,
+  // its occupancy means beside the whole run's (the results JSON's window_busy and
+  // window_occupancy). The whole run's figures include setup and warm-up.
+  const StepResult* window = measured_step(run);
+  const std::string window_label = window ? "step " + std::to_string(window->index) : "";
+  auto window_percent = [&](const std::string& owner, const char* name) -> std::string {
+    bool found = false;
+    const double value = window_value(window->window_busy, owner, name, &found);
+    return found ? format("%.1f", std::min(100.0, value * 100.0)) : "-";
+  };
+
   // Per node: work, data moved by DMA, cache hit rates, PCIe and port traffic.
   const char* const row = " %7s %7s %7s %7s %8s %8s %9s %5s %5s %6s\n";
   auto count = [](uint64_t n) { return std::to_string(n); };
@@ -95,6 +127,13 @@ std::string stats_table(const std::vector<std::string>& nodes, const RunResult& 
                   count(tlps).c_str(), percent(get(pcie, "upstream_busy_ps"), run.sim_ns).c_str(),
                   percent(get(pcie, "downstream_busy_ps"), run.sim_ns).c_str(),
                   percent(get(rnic + "port", "tx_busy_ps"), run.sim_ns).c_str());
+    if (window) {
+      // The busy columns again over the window; the first seven columns take 60 characters.
+      out += pad("  " + window_label + " window", node_width + 60) +
+             format(" %5s %5s %6s\n", window_percent(pcie, "upstream_busy_ps").c_str(),
+                    window_percent(pcie, "downstream_busy_ps").c_str(),
+                    window_percent(rnic + "port", "tx_busy_ps").c_str());
+    }
   }
 
   out += bound_by_line(run.bottlenecks, "whole run bound by: ");
@@ -170,11 +209,19 @@ std::string stats_table(const std::vector<std::string>& nodes, const RunResult& 
   rows.clear();
   for (const OccupancyEntry& o : run.occupancies) {
     if (o.max == 0) continue;
-    rows += label(o.owner, o.name) + format(" %9.2f %9llu  %s\n", o.mean,
-                                            static_cast<unsigned long long>(o.max), o.unit.c_str());
+    std::string in_window;
+    if (window) {
+      bool found = false;
+      const double mean = window_value(window->window_occupancy, o.owner, o.name, &found);
+      in_window = found ? format(" %9.2f", mean) : format(" %9s", "-");
+    }
+    rows += label(o.owner, o.name) +
+            format(" %9.2f %9llu", o.mean, static_cast<unsigned long long>(o.max)) + in_window +
+            "  " + o.unit + "\n";
   }
   if (!rows.empty()) {
-    out += "\n" + pad("occupancy (time-weighted)", blank.size()) + "      mean       max\n" + rows;
+    out += "\n" + pad("occupancy (time-weighted)", blank.size()) + "      mean       max" +
+           (window ? format(" %9s", window_label.c_str()) : "") + "\n" + rows;
   }
   return out;
 }

@@ -135,6 +135,8 @@ void CounterWindow::add_resources(size_t node, const std::string& node_name,
     busy("port.rx", "rx_bytes", 8000.0 / port_gbps, nullptr);
   } else if (unit == "dma_read") {
     held("read_tags", "tags_in_use", rnic.pcie.max_read_tags, false, "tag_stall_ps");
+    held("dma.read_channels", "channels_in_use", rnic.dma.read_channels, false,
+         "channel_wait_ps");
   } else if (unit == "mtt") {
     held("mtt.miss_registers", "misses_outstanding", rnic.mtt.max_outstanding_misses, false,
          "miss_register_stall_ps");
@@ -147,11 +149,9 @@ void CounterWindow::add_resources(size_t node, const std::string& node_name,
     held("cqc.miss_registers", "cqc_misses_outstanding", rnic.context.cqc.max_outstanding_misses,
          false, "cqc_miss_register_stall_ps");
   } else if (unit == "fetcher") {
-    // What waits for it is counted in scheduler turns (buffer_full), not time.
-    held("wqe.buffer", "wqes_buffered", rnic.wqe.cache_entries, false, "");
+    held("wqe.buffer", "wqes_buffered", rnic.wqe.cache_entries, false, "buffer_wait_ps");
   } else if (unit == "requester") {
-    // Waits for ORD are counted in requests (ord_stalls), not time.
-    held("ord", "reads_outstanding", 0, false, "");
+    held("ord", "reads_outstanding", 0, false, "ord_wait_ps");
   } else if (unit == "responder") {
     held("ird", "ird_in_use", 0, true, "ird_stall_ps");
     held("responder.read_contexts", "read_contexts_in_use", rnic.responder.read_contexts, false,

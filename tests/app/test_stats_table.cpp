@@ -215,6 +215,50 @@ TEST_CASE("the statistics table: a row per node, then latencies and occupancies"
   CHECK(stats_table({"A"}, RunResult{}).empty());
 }
 
+TEST_CASE("the statistics table: the measured window's busy fractions and occupancy means "
+          "beside the whole run's", "[app][stats]") {
+  RunResult run;
+  run.sim_ns = 1000;  // 1 us
+  run.stats = {{"A.pcie", "upstream_busy_ps", "ps", 250000},
+               {"A.rnic.port", "tx_busy_ps", "ps", 100000}};
+  run.occupancies = {{"B.rnic.dma_read", "tags_in_use", "tags", 2.5, 16},
+                     {"A.rnic.requester", "reads_outstanding", "reads", 1.25, 4}};
+  StepResult setup;  // no window: not a workload
+  setup.index = 3;
+  StepResult warmup, measured;
+  warmup.index = 6;
+  warmup.window_busy = {{"A.pcie", "upstream_busy_ps", 0.1}};
+  measured.index = 7;
+  measured.window_busy = {{"A.pcie", "upstream_busy_ps", 0.625},
+                          {"A.pcie", "downstream_busy_ps", 0.0125},
+                          {"A.rnic.port", "tx_busy_ps", 1.5}};  // fast mode's overlap: capped
+  measured.window_occupancy = {{"B.rnic.dma_read", "tags_in_use", 7.75}};
+  StepResult after;  // a check after the workloads
+  after.index = 8;
+  run.steps = {setup, warmup, measured, after};
+  const std::vector<std::string> lines = lines_of(stats_table({"A", "B"}, run));
+  REQUIRE(lines.size() == 10);
+  CHECK(lines[2].rfind("A ", 0) == 0);
+  CHECK(lines[2].find("  25.0   0.0   10.0") != std::string::npos);  // the whole run
+  // The last workload step's window under each node's row, in the busy columns.
+  CHECK(lines[3].rfind("  step 7 window ", 0) == 0);
+  CHECK(lines[3].find("  62.5   1.2  100.0") != std::string::npos);
+  CHECK(lines[3].size() == lines[1].size());
+  CHECK(lines[4].rfind("B ", 0) == 0);
+  CHECK(lines[5].rfind("  step 7 window ", 0) == 0);
+  CHECK(lines[5].find("     -     -      -") != std::string::npos);  // nothing busy at B
+  // Occupancies: the window's mean beside the whole run's, "-" where the window has none.
+  CHECK(lines[6].empty());  // no lookups, no latencies: the occupancies follow
+  CHECK(lines[7].rfind("occupancy", 0) == 0);
+  CHECK(lines[7].find("mean       max    step 7") != std::string::npos);
+  CHECK(lines[8].find("tags_in_use            2.50        16      7.75  tags") !=
+        std::string::npos);
+  CHECK(lines[9].find("reads_outstanding      1.25         4         -  reads") !=
+        std::string::npos);
+  CHECK(lines[8].size() - 6 == lines[7].size());  // the unit follows the last column
+  for (const std::string& line : lines) CHECK(line.size() <= 100);
+}
+
 TEST_CASE("bytes read as B, kB, MB, GB with three significant digits", "[app][stats]") {
   CHECK(format_bytes(0) == "0 B");
   CHECK(format_bytes(999) == "999 B");
@@ -255,7 +299,9 @@ TEST_CASE("run prints the summary line, then the statistics table", "[app][stats
   REQUIRE(blank + 3 < lines.size());
   CHECK(lines[blank + 1].rfind("node ", 0) == 0);
   CHECK(lines[blank + 2].rfind("A ", 0) == 0);
-  CHECK(lines[blank + 3].rfind("B ", 0) == 0);
+  CHECK(lines[blank + 3].rfind("  step 13 window ", 0) == 0);  // the read_stream's window
+  CHECK(lines[blank + 4].rfind("B ", 0) == 0);
+  CHECK(lines[blank + 5].rfind("  step 13 window ", 0) == 0);
   auto row = [&](const std::string& name) {
     auto it = std::find_if(lines.begin(), lines.end(),
                            [&](const std::string& l) { return l.find(name) != std::string::npos; });
@@ -264,7 +310,10 @@ TEST_CASE("run prints the summary line, then the statistics table", "[app][stats
   CHECK(row(" read_latency_ns ").rfind("A ", 0) == 0);
   CHECK(row(" read_latency_ns ").find(" 120 ") != std::string::npos);  // count
   CHECK(row(" tags_in_use ").rfind("B ", 0) == 0);
-  CHECK(row(" tags_in_use ").find(" 8  tags") != std::string::npos);  // max
+  // The max, then the mean over step 13's window (the reads run only then: above the run's).
+  CHECK(row(" tags_in_use ").find(" 8 ") != std::string::npos);
+  CHECK(row(" tags_in_use ").find("  tags") != std::string::npos);
+  CHECK(row("occupancy (time-weighted)").find("max   step 13") != std::string::npos);
   CHECK(row(" write_latency_ns ").empty());                           // nothing sampled: no row
   for (size_t i = 2; i < lines.size(); ++i) CHECK(lines[i].size() <= 100);
   std::remove(file.c_str());

@@ -138,6 +138,8 @@ TEST_CASE("dma read: a narrow channel paces a transfer by its 64 B lines", "[tlm
   CHECK(counter(t.engine.stats, "lines") == 32);
   // Requests 2..4 arrived at 400 ns and waited for the channel: 128 + 256 + 384 ns.
   CHECK(counter(t.engine.stats, "channel_stall_ps") == (128 + 256 + 384) * 1000);
+  // Behind its own lines, not another transfer: it never waited for a free channel.
+  CHECK(counter(t.engine.stats, "channel_wait_ps") == 0);
   for (uint32_t i = 0; i < 2048; ++i) REQUIRE(data[i] == t.memory.byte(0x10000 + i));
 }
 
@@ -162,8 +164,15 @@ TEST_CASE("dma read: crossing a 64 B boundary costs a line", "[tlm][dma]") {
 }
 
 namespace {
-// Two 512 B transfers issued at the same time from two engines; returns their delays, sorted.
-std::pair<sc_core::sc_time, sc_core::sc_time> two_transfers(uint32_t channels) {
+// Two 512 B transfers issued at the same time from two engines: their delays, sorted, and the
+// channels' statistics.
+struct TwoTransfers {
+  sc_core::sc_time first, second;
+  uint64_t channel_wait_ps = 0;
+  uint64_t channels_max = 0;
+  double channels_mean = 0;  // over [0, second)
+};
+TwoTransfers two_transfers(uint32_t channels) {
   ReadBench t(32, channels, 8);
   const std::vector<PhysSegment> s1 = {{0x10000, 512}}, s2 = {{0x20000, 512}};
   std::vector<uint8_t> d1(512), d2(512);
@@ -176,18 +185,34 @@ std::pair<sc_core::sc_time, sc_core::sc_time> two_transfers(uint32_t channels) {
   t.requester.script = [&] { t.requester.send(r1, t1); };
   t.responder.script = [&] { t.responder.send(r2, t2); };
   run_simulation();
-  return {std::min(t1, t2), std::max(t1, t2)};
+  TwoTransfers out{std::min(t1, t2), std::max(t1, t2)};
+  out.channel_wait_ps = counter(t.engine.stats, "channel_wait_ps");
+  for (const Occupancy& o : t.engine.stats.occupancies()) {
+    if (o.name != "channels_in_use") continue;
+    out.channels_max = o.max();
+    out.channels_mean = o.mean(out.second.value());
+  }
+  return out;
 }
 }  // namespace
 
 TEST_CASE("dma read: transfers on separate channels overlap", "[tlm][dma]") {
-  const auto [first, second] = two_transfers(2);
-  CHECK(first == sc_core::sc_time(400 + 8 * 16, sc_core::SC_NS));
-  CHECK(second == first);
+  const TwoTransfers r = two_transfers(2);
+  CHECK(r.first == sc_core::sc_time(400 + 8 * 16, sc_core::SC_NS));
+  CHECK(r.second == r.first);
+  // Each had its own channel, holding its data from 400 ns to its last line: no wait.
+  CHECK(r.channel_wait_ps == 0);
+  CHECK(r.channels_max == 2);
+  CHECK(r.channels_mean == Approx(2.0 * 128 / 528));
 }
 
 TEST_CASE("dma read: transfers sharing one channel queue behind each other", "[tlm][dma]") {
-  const auto [first, second] = two_transfers(1);
-  CHECK(first == sc_core::sc_time(400 + 8 * 16, sc_core::SC_NS));
-  CHECK(second == first + sc_core::sc_time(8 * 16, sc_core::SC_NS));
+  const TwoTransfers r = two_transfers(1);
+  CHECK(r.first == sc_core::sc_time(400 + 8 * 16, sc_core::SC_NS));
+  CHECK(r.second == r.first + sc_core::sc_time(8 * 16, sc_core::SC_NS));
+  // The second's data was in at 400 ns and waited for the first to free the channel (528 ns).
+  CHECK(r.channel_wait_ps == 8 * 16 * 1000);
+  // The one channel held data from 400 ns on: the first's, then the second's.
+  CHECK(r.channels_max == 1);
+  CHECK(r.channels_mean == Approx(256.0 / 656));
 }

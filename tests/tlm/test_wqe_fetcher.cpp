@@ -158,6 +158,9 @@ TEST_CASE("wqe fetcher: five WQEs in batches of four, handed on in order", "[tlm
   CHECK(counter(t.fetcher.stats, "fetch_reads") == 2);
   CHECK(counter(t.fetcher.stats, "wqes_fetched") == 5);
   CHECK(counter(t.fetcher.stats, "bad_doorbells") == 0);
+  // The buffer (64 entries) always had room: no read waited for it.
+  CHECK(counter(t.fetcher.stats, "buffer_full") == 0);
+  CHECK(counter(t.fetcher.stats, "buffer_wait_ps") == 0);
 }
 
 TEST_CASE("wqe fetcher: the ring wraps", "[tlm][fetcher]") {
@@ -309,6 +312,10 @@ TEST_CASE("wqe fetcher: reads ahead stop at the WQE buffer's size", "[tlm][fetch
   CHECK(reads[2].at >= sc_core::sc_time(500, sc_core::SC_NS));
   CHECK(counter(t.fetcher.stats, "wqes_fetched") == 4);
   CHECK(counter(t.fetcher.stats, "buffer_full") >= 1);
+  // The third read waited from the turn that found no room (when the second went out) to
+  // its issue, the fourth from then to its own: together, the second's issue to the fourth's
+  // (each issue follows the same QP-context lookup).
+  CHECK(counter(t.fetcher.stats, "buffer_wait_ps") == (reads[3].at - reads[1].at).value());
 }
 
 TEST_CASE("wqe fetcher: a BlueFlame doorbell's WQE is used as is, with no ring read",
@@ -384,8 +391,11 @@ TEST_CASE("wqe fetcher: a QP whose first batch fills the WQE buffer still gets i
   run_simulation();
   REQUIRE(t.requester.size() == 10);
   for (uint32_t i = 0; i < 10; ++i) CHECK(t.requester[i].wqe.wr_id == 800 + i);
-  CHECK(t.wqe_reads().size() == 3);  // 4 + 4 + 2
+  const auto reads = t.wqe_reads();
+  REQUIRE(reads.size() == 3);  // 4 + 4 + 2
   CHECK(counter(t.fetcher.stats, "buffer_full") >= 1);
+  // The second batch waited for the first's hand-over, the third for the second's.
+  CHECK(counter(t.fetcher.stats, "buffer_wait_ps") == (reads[2].at - reads[0].at).value());
 }
 
 TEST_CASE("wqe fetcher: a QP whose batch is still being read does not hold the turn",

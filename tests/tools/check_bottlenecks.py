@@ -8,8 +8,8 @@ Usage: check_bottlenecks.py RNICSIM SOURCE_DIR WORK_DIR
 For each kind of bounded resource, runs a scenario of scenarios/perf/ made to run into that
 resource (a --set that narrows it; counts cut so that each run takes a second or so, the
 workload steps' bounds dropped since the narrowed device misses them on purpose) and requires
-the last workload step's `bottlenecks[0]` to be that resource on that node, the summary's
-`bound by:` line to name it, and the list to be sorted. Then checks the windows' occupancy
+the last workload step's `bottlenecks[0]` to be that resource on that node (with a wait, for
+the cases of WAITED), the summary's `bound by:` line to name it, and the list to be sorted. Then checks the windows' occupancy
 means against the whole run's (check_windows). Prints "bottlenecks: PASS".
 """
 import json
@@ -32,6 +32,9 @@ CASES = [
     ("PCIe link", "read-bandwidth-64k.json", ["pcie.lanes=1"], 100,
      {("B", "pcie.down"), ("A", "pcie.up")}),
     ("ORD", "read-64b.json", [], 2000, {("A", "ord")}),
+    # ORD 4 (IRD 4 to match): reads are refused at the requester and wait for a slot.
+    ("ORD full", "read-64b.json", [], 2000, {("A", "ord")},
+     {"qpA": {"ord": 4}, "qpB": {"ird": 4}}),
     ("responder read contexts", "read-64b.json", ["responder.read_contexts=1"], 2000,
      {("B", "responder.read_contexts")}),
     ("host read service", "read-bandwidth-64k.json",
@@ -41,9 +44,20 @@ CASES = [
     ("QPC miss registers", "traffic-qps.json",
      ["qpc.cache_entries=16", "qpc.max_outstanding_misses=1"], 3000,
      {("A", "qpc.miss_registers")}),
+    # One read channel of 16 B a cycle (64 Gb/s at 500 MHz, below the port's 100 Gb/s): the
+    # responder's 64 KiB reads hold it from their first data in to their last line moved, and
+    # the others' data waits for it. (At the default 32 B a cycle one channel outruns the port,
+    # which then binds.)
+    ("DMA read channels", "read-bandwidth-64k.json",
+     ["dma.read_channels=1", "dma.read_bytes_per_cycle=16"], 100, {("B", "dma.read_channels")}),
     # The responder QP's IRD below the requester's ORD: reads wait at B for an IRD slot.
     ("IRD", "read-64b.json", [], 2000, {("B", "ird")}, {"qpB": {"ird": 2}}),
 ]
+
+# Cases whose top resource must show a wait (wait_ns > 0): the narrowed resource is full and
+# work queues for it, and its unit counts the time.
+WAITED = {"ORD full", "WQE buffer", "DMA read channels", "read tags", "MTT miss registers",
+          "responder read contexts", "host read service"}
 
 
 def shrink(scenario, count, qp_fields, qps=64):
@@ -128,6 +142,8 @@ def main():
               f"{ranked[1]['utilization']:.3f})")
         if top not in accepted:
             failures.append(f"{what}: top resource {top}, expected one of {sorted(accepted)}")
+        if what in WAITED and not ranked[0]["wait_ns"] > 0:
+            failures.append(f"{what}: {top} binds but no wait was counted")
         if utilizations != sorted(utilizations, reverse=True):
             failures.append(f"{what}: bottlenecks not sorted by utilization")
         line = f"bound by: {top[0]} {top[1]} "

@@ -66,6 +66,7 @@ struct Bench {
                           group.add("errors", "", ""),
                           group.add("flushed", "", ""),
                           group.add("ord_stalls", "", ""),
+                          group.add("ord_wait_ps", "ps", ""),
                           group.add("stray_responses", "", ""),
                           group.add_histogram("read_latency_ns", ""),
                           group.add_histogram("write_latency_ns", ""),
@@ -207,8 +208,10 @@ TEST_CASE("send engine: ORD refuses a read while ORD reads are out, other verbs 
   CHECK(b.post(Bench::of(WqeOpcode::Write, 20)) >= 0);
   CHECK(b.post(Bench::read(12)) == -1);  // R4.ord: waits in the device, does not fail
   CHECK(b.stats.ord_stalls.value == 1);
+  b.now = 400;
   CHECK(b.post(Bench::read(12)) == -1);  // handed again too early: refused again
   CHECK(b.stats.ord_stalls.value == 2);
+  CHECK(b.stats.ord_wait_ps.value == 0);  // still waiting: counted when it starts
   CHECK(b.stats.wqes.value == 3);  // a refused WQE is not executed
   CHECK(b.out.count("ready") == 0);
   // The first response frees a slot: the fetcher hears once that the QP can go on.
@@ -217,6 +220,8 @@ TEST_CASE("send engine: ORD refuses a read while ORD reads are out, other verbs 
   REQUIRE(b.out.count("ready") == 1);
   CHECK(b.out.commands.back().qpn == kQpn);
   CHECK(b.post(Bench::read(12)) >= 0);
+  // It waited from its first refusal (time 0) to its start: every refusal counted once.
+  CHECK(b.stats.ord_wait_ps.value == 1000);
   CHECK(b.engine.reads_outstanding() == 2);
   CHECK(b.engine.wqes_in_flight() == 3);  // r1, the write, the third read
   CHECK(b.out.completed() == std::vector<uint64_t>{10});
@@ -244,12 +249,14 @@ TEST_CASE("send engine: READ_FENCE waits for every earlier read, whatever its ve
   CHECK(b.post(fenced) == -1);
   CHECK(b.post(Bench::of(WqeOpcode::Write, 3, kWqeFlagReadFence)) == -1);
   // The write before the read ending does not open the fence; the read does.
+  b.now = 500;
   b.respond(w0, PacketKind::Ack);
   CHECK(b.out.count("ready") == 0);
   b.respond(r);
   CHECK(b.out.count("ready") == 1);
   CHECK(b.post(fenced) >= 0);
   CHECK(b.out.completed() == std::vector<uint64_t>{1, 2});
+  CHECK(b.stats.ord_wait_ps.value == 0);  // a fence's wait is not ORD's
 }
 
 TEST_CASE("send engine: an Invalidate waits for every earlier request to finish",
@@ -390,6 +397,7 @@ TEST_CASE("send engine: fast mode spaces reads by ORD slots held to their respon
   REQUIRE(r3 >= 0);
   CHECK(b.sent_at == std::vector<uint64_t>{0, 0, 1000, 1500});
   CHECK(b.stats.ord_stalls.value == 2);
+  CHECK(b.stats.ord_wait_ps.value == 1000 + 1500);  // ready at 0, sent when a slot freed
   // The count still refuses a read while ORD are out.
   CHECK(b.post(Bench::read(4)) == -1);
   // A read cancelled before it left frees its slot when cancelled, and ends no earlier than it
@@ -409,6 +417,7 @@ TEST_CASE("send engine: cycle mode sends a read when the gate lets it start",
   b.post(Bench::read(1));
   CHECK(b.sent_at == std::vector<uint64_t>{700, 900});
   CHECK(b.stats.ord_stalls.value == 0);
+  CHECK(b.stats.ord_wait_ps.value == 0);  // never refused: no wait
 }
 
 TEST_CASE("send engine: an RNR NAK retries a send rnr_retry_count times, then times out",

@@ -24,10 +24,17 @@ DmaReadEngine::DmaReadEngine(sc_core::sc_module_name name, const Config& config,
       lines_(stats.add("lines", "lines", "64 B lines moved through the read channels")),
       channel_stall_ps_(stats.add("channel_stall_ps", "ps",
                                   "time arrived data waited for its channel")),
+      channel_wait_ps_(stats.add("channel_wait_ps", "ps",
+                                 "time transfers' first data waited for a free read channel "
+                                 "(every channel held by another transfer)")),
       latency_(stats.add_histogram("request_latency_ns",
                                    "read request: issue to its last byte moved into the device")),
       tags_in_use_(stats.add_occupancy("tags_in_use", "tags",
                                        "PCIe read tags held (at most pcie.max_read_tags)")),
+      channels_in_use_(stats.add_occupancy(
+          "channels_in_use", "channels",
+          "read channels holding a transfer's data: from its first completion in (or the "
+          "channel freeing, if later) to its last line moved (at most dma.read_channels)")),
       device_(clock) {
 }
 
@@ -43,7 +50,12 @@ void DmaReadEngine::move(int, DmaRequest& request, sc_core::sc_time& delay) {
   sc_core::sc_time last_done = issue;
   const uint64_t mrrs = std::max<uint32_t>(config_.mrrs_bytes, 64);
   // The channel this transfer is reassembled in; `moved` is when it has moved everything so far.
-  sc_core::sc_time moved = channels_.acquire(issue);
+  const sc_core::sc_time channel = channels_.acquire(issue);
+  sc_core::sc_time moved = channel;
+  // The channel holds data from the first completion in (or its freeing, if later) to the
+  // last line moved: channels_in_use. Its booking before that data is in delays nothing.
+  bool first = true;
+  sc_core::sc_time holds_from = channel;
   req->ok = true;
   uint64_t offset = 0;
   for (const PhysSegment& seg : *req->segments) {
@@ -63,6 +75,12 @@ void DmaReadEngine::move(int, DmaRequest& request, sc_core::sc_time& delay) {
       tags_in_use_.hold(now.value(), start.value(), done.value());
       // Data moves once the request's last completion is in and the channel is free.
       if (moved > done) channel_stall_ps_ += (moved - done).value();
+      // The first data in waits for a channel only while every channel is another's.
+      if (first) {
+        if (channel > done) channel_wait_ps_ += (channel - done).value();
+        holds_from = std::max(channel, done);
+        first = false;
+      }
       const uint64_t lines = (addr + n - 1) / 64 - addr / 64 + 1;
       lines_ += lines;
       moved = std::max(moved, done) + line_time_ * double(lines);
@@ -75,6 +93,7 @@ void DmaReadEngine::move(int, DmaRequest& request, sc_core::sc_time& delay) {
     }
   }
   channels_.release(moved);
+  channels_in_use_.hold(now.value(), holds_from.value(), moved.value());
   latency_.add_ps((last_done - issue).value());
   delay = last_done - now;
 }

@@ -54,8 +54,10 @@ class DmaReadEngine : public sc_core::sc_module {
   Counter& tag_stall_ps_;
   Counter& lines_;
   Counter& channel_stall_ps_;
+  Counter& channel_wait_ps_;
   Histogram& latency_;
   Occupancy& tags_in_use_;
+  Occupancy& channels_in_use_;
   ClockRef device_;  // the device's time (device_clock.h)
 };
 

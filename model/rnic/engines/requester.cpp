@@ -96,6 +96,9 @@ Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_
           stats.add("ord_stalls", "requests",
                     "WQEs that waited for an ORD slot or a fence: refused and kept by the "
                     "fetcher while other QPs go on (cycle mode), or started later (fast mode)")),
+      ord_wait_ps_(stats.add("ord_wait_ps", "ps",
+                             "time reads waited for an ORD slot, summed over reads: from their "
+                             "first refusal to their start, and (fast mode) from ready to sent")),
       stray_responses_(stats.add("stray_responses", "packets", "responses matching no read")),
       read_latency_(stats.add_histogram(
           "read_latency_ns",
@@ -108,7 +111,7 @@ Requester::Requester(sc_core::sc_module_name name, const Config& config, uint32_
           "reads_outstanding", "reads",
           "reads sent and awaiting their response, all QPs (per QP at most its ORD)")),
       engine_(engine_config(config),
-              SendEngine::Stats{wqes_, completions_, errors_, flushed_, ord_stalls_,
+              SendEngine::Stats{wqes_, completions_, errors_, flushed_, ord_stalls_, ord_wait_ps_,
                                 stray_responses_, read_latency_, write_latency_, send_latency_,
                                 reads_in_flight_}) {
 }

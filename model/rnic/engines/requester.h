@@ -133,6 +133,7 @@ class Requester : public sc_core::sc_module {
   Counter& errors_;
   Counter& flushed_;
   Counter& ord_stalls_;
+  Counter& ord_wait_ps_;
   Counter& stray_responses_;
   Histogram& read_latency_;
   Histogram& write_latency_;

@@ -50,7 +50,17 @@ SendEngine::Admission SendEngine::admit(uint32_t qpn, const QpcEntry& context, c
   if (!can_start(qp, context, wqe)) {
     qp.fetcher_waiting = true;
     ++stats_.ord_stalls;
+    // A read without a fence is refused only for ORD: its wait runs from its first refusal
+    // (the fetcher hands it again, at a later start) to its start.
+    if (!qp.ord_waiting && wqe.opcode == WqeOpcode::Read && !(wqe.flags & kWqeFlagReadFence)) {
+      qp.ord_waiting = true;
+      qp.ord_wait_since_ps = start_ps;
+    }
     return {Step::Refused, &qp, nullptr};
+  }
+  if (qp.ord_waiting) {
+    qp.ord_waiting = false;
+    if (start_ps > qp.ord_wait_since_ps) stats_.ord_wait_ps += start_ps - qp.ord_wait_since_ps;
   }
   ++stats_.wqes;
   SendRequest& request = qp.queue.post_new();
@@ -121,7 +131,10 @@ uint64_t SendEngine::issue_read(Qp& qp, SendRequest& request, const QpcEntry& co
                                 uint64_t bytes, uint64_t ready_ps, uint64_t now_ps) {
   // The gate let it through, so the count is below ORD; the mode's limit may still space it.
   const uint64_t sent_ps = qp.ord->take(ord_of(context), qp.reads_outstanding, ready_ps);
-  if (sent_ps > ready_ps) ++stats_.ord_stalls;
+  if (sent_ps > ready_ps) {
+    ++stats_.ord_stalls;
+    stats_.ord_wait_ps += sent_ps - ready_ps;  // fast mode: it waited for a slot to free
+  }
   request.holds_ord_slot = true;
   request.awaiting_response = true;
   request.bytes = uint32_t(bytes);
@@ -267,7 +280,10 @@ void SendEngine::close(uint32_t qpn, uint64_t now_ps, uint64_t at_ps, Actions& o
 void SendEngine::context_changed(uint32_t qpn) {
   auto it = qps_.find(qpn);
   // A QP being (re)created starts clean; one being connected has no requests yet.
-  if (it != qps_.end() && it->second.queue.reset_if_idle()) it->second.reads_outstanding = 0;
+  if (it != qps_.end() && it->second.queue.reset_if_idle()) {
+    it->second.reads_outstanding = 0;
+    it->second.ord_waiting = false;
+  }
 }
 
 void SendEngine::flush_all(Qp& qp, RuleId rule, uint64_t now_ps, Actions& out) {

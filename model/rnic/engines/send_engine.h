@@ -149,6 +149,7 @@ class SendEngine {
     Counter& errors;
     Counter& flushed;
     Counter& ord_stalls;
+    Counter& ord_wait_ps;  // reads' time waiting for an ORD slot (ps)
     Counter& stray_responses;
     Histogram& read_latency;
     Histogram& write_latency;
@@ -183,6 +184,10 @@ class SendEngine {
     bool fetcher_waiting = false;
     uint32_t wait_reads_below = ~uint32_t(0);
     bool wait_all_done = false;
+    // The refused WQE is a read held back by ORD alone (no fence) since `ord_wait_since_ps`,
+    // the time it would first have started: its wait ends when it starts (ord_wait_ps).
+    bool ord_waiting = false;
+    uint64_t ord_wait_since_ps = 0;
     // A local error still to be told to the responder side, once its completion is out.
     CqeStatus responder_notice = CqeStatus::Success;
   };

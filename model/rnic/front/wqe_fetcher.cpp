@@ -37,6 +37,10 @@ WqeFetcher::WqeFetcher(sc_core::sc_module_name name, const Config& config, const
       buffer_full_(stats.add("buffer_full", "turns",
                              "scheduler turns taken while the next WQE read waited for WQE "
                              "buffer room")),
+      buffer_wait_ps_(stats.add("buffer_wait_ps", "ps",
+                                "time WQE reads waited for WQE buffer room, summed over reads: "
+                                "the fetch-ahead's next read from the first turn that found no "
+                                "room to its issue, and an evicted WQE's read again (evict)")),
       refused_(stats.add("refused_wqes", "WQEs",
                          "WQEs the requester could not start yet (ORD full, a fence): their "
                          "QP left the turns until the requester said it can go on")),
@@ -130,20 +134,42 @@ void WqeFetcher::apply_doorbell(const PendingDoorbell& db) {
 }
 
 void WqeFetcher::fetch_ahead() {
+  const uint64_t now = device_->now().value();
   while (Queue* q = scheduler_.fetch_ahead_head()) {
     // No room for its next batch: it keeps its place, and nothing behind it goes first
     // (checked before top_up, which would spend a context lookup to learn it).
     const bool all_issued = scheduler_.room_for_next_batch(*q) && top_up(*q);
-    scheduler_.end_fetch_ahead(all_issued, device_->now().value());
+    scheduler_.end_fetch_ahead(all_issued, now);
     if (!all_issued) {
       ++buffer_full_;
+      // Its next read waits from the first turn that found no room. One read of the head waits
+      // at a time, and a read issued now ends one wait where the next begins: the sum is the
+      // time the fetch-ahead was held by a full buffer.
+      if (!head_waiting_) {
+        head_waiting_ = true;
+        head_wait_since_ps_ = now;
+      }
       return;
     }
   }
+  // Everything rung is read, or going out now: what waited for room has it.
+  if (head_waiting_) {
+    head_waiting_ = false;
+    buffer_wait_ps_ += now - head_wait_since_ps_;
+  }
+}
+
+void WqeFetcher::end_refetch_wait(uint32_t qpn, uint64_t now_ps) {
+  if (refetch_wait_since_.empty()) return;
+  const auto it = refetch_wait_since_.find(qpn);
+  if (it == refetch_wait_since_.end()) return;
+  buffer_wait_ps_ += now_ps - it->second;
+  refetch_wait_since_.erase(it);
 }
 
 void WqeFetcher::release_buffer(const Queue& q) {
   const uint64_t now = device_->now().value();
+  end_refetch_wait(q.qpn(), now);  // a refetch waiting for a slot is dropped with the rest
   for (const BufferedWqe& f : q.buffered()) {
     // The scheduler frees the slot now (a read still out lands in nothing).
     if (!f.evicted) wqes_buffered_.down(now, now);
@@ -168,8 +194,10 @@ void WqeFetcher::refetch(Queue& q) {
   note_evictions();
   if (read.kind != SendScheduler::Read::Kind::Ring) {
     ++refetch_waits_;
+    refetch_wait_since_.try_emplace(q.qpn(), now);  // from the first turn that found no slot
     return;
   }
+  end_refetch_wait(q.qpn(), now);
   // The QP's context is on chip (its turn); the ring is where its last read found it.
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   const uint64_t addr = q.context.sq_base + uint64_t(read.slot) * kWqeBytes;

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <deque>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -107,6 +108,9 @@ class WqeFetcher : public sc_core::sc_module {
   // again, or leaves it waiting for a slot.
   void refetch(Queue& queue);
   void send_close_marker(const Queue& queue);
+  // The QP's evicted WQE waited for a slot since its first refetch found none: that wait ends
+  // at `now_ps` (buffer_wait_ps).
+  void end_refetch_wait(uint32_t qpn, uint64_t now_ps);
 
   WqeConfig config_;
   IcmLayout icm_;
@@ -128,6 +132,7 @@ class WqeFetcher : public sc_core::sc_module {
   Counter& fetch_reads_;
   Counter& bad_doorbells_;
   Counter& buffer_full_;
+  Counter& buffer_wait_ps_;
   Counter& refused_;
   Counter& evicted_wqes_;
   Counter& refetches_;
@@ -136,6 +141,11 @@ class WqeFetcher : public sc_core::sc_module {
   Histogram& fetch_latency_;
   Occupancy& wqes_buffered_;
   Occupancy& batches_outstanding_;
+  // The fetch-ahead head's next read has waited for buffer room since head_wait_since_ps_.
+  bool head_waiting_ = false;
+  uint64_t head_wait_since_ps_ = 0;
+  // Evict: QPs whose evicted front WQE waits for a slot to be read into, since when.
+  std::unordered_map<uint32_t, uint64_t> refetch_wait_since_;
 };
 
 }  // namespace rnic
