@@ -20,7 +20,8 @@ import sys
 WORKLOADS = ("read_stream", "write_stream", "traffic", "dma_bench", "pingpong")
 
 # (what binds, scenario, --set values, count of the measured step, accepted (node, resource)
-# at the top[, fields to change in create_qp steps by QP name]). A port: the responder's sender and the requester's receiver carry the same
+# at the top[, changes: "qp": fields to change in create_qp steps by QP name; "flows": copies
+# of a traffic step's flow, each with CQs of its own]). A port: the responder's sender and the requester's receiver carry the same
 # bytes, either may rank first.
 CASES = [
     ("read tags", "read-64b.json", ["pcie.max_read_tags=2"], 2000, {("B", "read_tags")}),
@@ -34,7 +35,7 @@ CASES = [
     ("ORD", "read-64b.json", [], 2000, {("A", "ord")}),
     # ORD 4 (IRD 4 to match): reads are refused at the requester and wait for a slot.
     ("ORD full", "read-64b.json", [], 2000, {("A", "ord")},
-     {"qpA": {"ord": 4}, "qpB": {"ird": 4}}),
+     {"qp": {"qpA": {"ord": 4}, "qpB": {"ird": 4}}}),
     ("responder read contexts", "read-64b.json", ["responder.read_contexts=1"], 2000,
      {("B", "responder.read_contexts")}),
     ("host read service", "read-bandwidth-64k.json",
@@ -51,20 +52,29 @@ CASES = [
     ("DMA read channels", "read-bandwidth-64k.json",
      ["dma.read_channels=1", "dma.read_bytes_per_cycle=16"], 100, {("B", "dma.read_channels")}),
     # The responder QP's IRD below the requester's ORD: reads wait at B for an IRD slot.
-    ("IRD", "read-64b.json", [], 2000, {("B", "ird")}, {"qpB": {"ird": 2}}),
+    ("IRD", "read-64b.json", [], 2000, {("B", "ird")}, {"qp": {"qpB": {"ird": 2}}}),
+    # Four MPT entries for eight MRs read round-robin: every read misses, one at a time.
+    ("MPT miss registers", "read-mr-count.json",
+     ["mpt.cache_entries=4", "mpt.max_outstanding_misses=1"], 2000,
+     {("B", "mpt.miss_registers")}),
+    # One CQ context cached, eight flows with a CQ each on A: completions alternate CQs.
+    ("CQC miss registers", "traffic-qps.json",
+     ["cqc.cache_entries=1", "cqc.cache_ways=1", "cqc.max_outstanding_misses=1"], 3000,
+     {("A", "cqc.miss_registers")}, {"flows": 8}),
 ]
 
 # Cases whose top resource must show a wait (wait_ns > 0): the narrowed resource is full and
 # work queues for it, and its unit counts the time.
 WAITED = {"ORD full", "WQE buffer", "DMA read channels", "read tags", "MTT miss registers",
-          "responder read contexts", "host read service"}
+          "responder read contexts", "host read service", "MPT miss registers",
+          "CQC miss registers"}
 
 
-def shrink(scenario, count, qp_fields, qps=64):
-    """Cuts the workload steps' counts, drops their bounds, changes QPs' fields."""
+def shrink(scenario, count, changes, qps=64):
+    """Cuts the workload steps' counts, drops their bounds, makes the case's changes."""
     for step in scenario["steps"]:
         if step["op"] == "create_qp":
-            step.update(qp_fields.get(step["name"], {}))
+            step.update(changes.get("qp", {}).get(step["name"], {}))
         if step["op"] not in WORKLOADS:
             continue
         step.pop("expect", None)
@@ -73,6 +83,7 @@ def shrink(scenario, count, qp_fields, qps=64):
             step["warmup_ops"] = min(step.get("warmup_ops", 0), count // 4)
             for flow in step["flows"]:
                 flow["qps"] = min(flow["qps"], qps)
+            step["flows"] *= changes.get("flows", 1)
         elif "count" in step:
             step["count"] = min(step["count"], count)
     return scenario
@@ -113,9 +124,9 @@ def main():
     os.makedirs(work, exist_ok=True)
     env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
     failures = []
-    for what, name, sets, count, accepted, *qp_fields in CASES:
+    for what, name, sets, count, accepted, *changes in CASES:
         with open(os.path.join(source, "scenarios", "perf", name)) as f:
-            scenario = shrink(json.load(f), count, qp_fields[0] if qp_fields else {})
+            scenario = shrink(json.load(f), count, changes[0] if changes else {})
         tag = what.replace(" ", "-")
         path = os.path.join(work, tag + ".json")
         out = os.path.join(work, tag + "-results.json")
