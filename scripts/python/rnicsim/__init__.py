@@ -13,8 +13,8 @@ simulator from Python.
 Public names: run, run_many, Runner, Results, find_rnicsim, workload_steps, WORKLOAD_OPS,
 ROOT (the source tree, or None), Scenario (builder), and the errors: Error (the base of all),
 BuildError (RnicsimNotFound), RunError, ScenarioError, ValidationError. The submodules (binary,
-results, markdown, plots, cli, units, builder, sweep, speed, coverage, identity, errors) serve
-the tools; see README.md.
+results, markdown, plots, cli, units, builder, sweep, speed, coverage, identity, calibration,
+errors) serve the tools; see README.md.
 """
 from .binary import ROOT, find_rnicsim
 from .builder import Scenario

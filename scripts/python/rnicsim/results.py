@@ -14,7 +14,8 @@ from .errors import EXIT_NOT_STARTED, EXIT_REFUSED, Error, RunError, ScenarioErr
 from .units import stat_units
 
 # The ops that report steps[].metrics (report_workload(): app/runner/workloads.cpp, traffic.cpp,
-# pingpong.cpp); tools/pylib checks the list against the schema's ops that take metric bounds.
+# pingpong.cpp); tools/pylib-results checks the list against the schema's ops that take metric
+# bounds.
 WORKLOAD_OPS = ("read_stream", "write_stream", "dma_bench", "traffic", "pingpong")
 # The name of every temporary scenario file: the package's, never the scenario's name (a name
 # is data: "../x" or 300 characters must not become a path).

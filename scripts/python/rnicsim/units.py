@@ -5,7 +5,7 @@ legend entries built from them (scripts/sweep's plots).
 - config keys: the unit column of `rnicsim params` (param_units()).
 - unit statistics (the results' "stats"): the unit column of `rnicsim stats` (stat_units()).
 - workload metrics (steps[].metrics): METRIC_UNITS, the table of docs/generated/stats.md
-  (ctest tools/pylib checks that the two agree).
+  (ctest tools/pylib-units checks that the two agree).
 - scenario fields (steps[N].FIELD): FIELD_UNITS, by the field's last name.
 """
 import functools
@@ -48,8 +48,8 @@ def metric_unit(name):
 # Columns of a sweep's results.csv that are not metrics.
 COLUMN_UNITS = {"sim_ns": "ns", "wall_s": "s"}
 # Scenario fields a sweep varies (steps[N].FIELD), by their last name.
-# tools/pylib checks that every numeric field of a workload op (and of its flows and remote)
-# in scenarios/schema.json has one.
+# tools/pylib-units checks that every numeric field of a workload op (and of its flows and
+# remote) in scenarios/schema.json has one.
 FIELD_UNITS = {
     "size": "bytes", "span": "bytes", "length": "bytes", "offset": "bytes", "window": "bytes",
     "stride": "bytes", "region_bytes": "bytes", "page_size": "bytes",

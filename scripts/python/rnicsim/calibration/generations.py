@@ -12,8 +12,8 @@ fig4a.csv, 8 B READs on ConnectX-6: total reads in flight (threads x depth).
 """
 import os
 
-from .binary import ROOT
-from .markdown import header, row, series
+from ..binary import ROOT
+from ..markdown import header, row, series
 
 if ROOT is None:  # an installed copy that knows no checkout (binary.py)
     raise ImportError("rnicsim.generations needs an rnicsim source tree (scenarios/explore): "
