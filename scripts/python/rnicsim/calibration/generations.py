@@ -13,10 +13,10 @@ fig4a.csv, 8 B READs on ConnectX-6: total reads in flight (threads x depth).
 import os
 
 from ..binary import ROOT
-from ..markdown import header, row, series
+from ..markdown import header, row
 
 if ROOT is None:  # an installed copy that knows no checkout (binary.py)
-    raise ImportError("rnicsim.generations needs an rnicsim source tree (scenarios/explore): "
+    raise ImportError("rnicsim.calibration needs an rnicsim source tree (scenarios/explore): "
                       "install the package with pip install ./scripts/python from one")
 
 PRESETS = ["connectx3", "connect-ib", "connectx5", "connectx6"]
