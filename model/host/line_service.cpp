@@ -28,7 +28,10 @@ LineService::Result LineService::serve(uint64_t now_ps, uint64_t arrival_ps, uin
   const uint64_t own_end = booked_start + service_ps_;  // a line no one else holds
 
   // The runs this read overlaps, cut to its lines: each line is read once the access in
-  // service to it before has ended, then holds it one service.
+  // service to it before has ended, then holds it one service. A run's accesses follow each
+  // other without a gap from busy_from to busy_until. A run booked ahead that starts once
+  // this read is over delays nothing (the read reaches the host first) and keeps the lines
+  // (it ends later; this read's own hold of them is not kept).
   uint64_t ready = std::max(booked_end, own_end);
   auto lo = std::lower_bound(runs_.begin(), runs_.end(), first,
                              [](const Run& r, uint64_t line) { return r.last_line < line; });
@@ -38,19 +41,24 @@ LineService::Result LineService::serve(uint64_t now_ps, uint64_t arrival_ps, uin
   for (; hi != runs_.end() && hi->first_line <= last; ++hi) {
     const uint64_t from = std::max(hi->first_line, first);
     const uint64_t to = std::min(hi->last_line, last);
-    if (hi->first_line < first) pieces_.push_back({hi->first_line, first - 1, hi->busy_until});
-    if (from > next) pieces_.push_back({next, from - 1, own_end});
-    uint64_t end = own_end;
-    if (hi->busy_until > booked_start) {
-      end = hi->busy_until + service_ps_;
+    if (hi->first_line < first)
+      pieces_.push_back({hi->first_line, first - 1, hi->busy_from, hi->busy_until});
+    if (from > next) pieces_.push_back({next, from - 1, booked_start, own_end});
+    if (hi->busy_from >= own_end) {  // booked ahead, after this read
+      pieces_.push_back({from, to, hi->busy_from, hi->busy_until});
+    } else if (hi->busy_until > booked_start) {  // in service when this read comes
+      const uint64_t end = hi->busy_until + service_ps_;
       result.line_conflicts += uint32_t(std::min<uint64_t>(to - from + 1, UINT32_MAX));
+      pieces_.push_back({from, to, hi->busy_from, end});
+      ready = std::max(ready, end);
+    } else {
+      pieces_.push_back({from, to, booked_start, own_end});
     }
-    pieces_.push_back({from, to, end});
-    ready = std::max(ready, end);
     next = to + 1;
-    if (hi->last_line > last) pieces_.push_back({last + 1, hi->last_line, hi->busy_until});
+    if (hi->last_line > last)
+      pieces_.push_back({last + 1, hi->last_line, hi->busy_from, hi->busy_until});
   }
-  if (next <= last) pieces_.push_back({next, last, own_end});
+  if (next <= last) pieces_.push_back({next, last, booked_start, own_end});
   // A read that starts on a line boundary right where a run still in service ends continues
   // it (the requests a large transfer is split into): the run grows instead of the list, and
   // ends with the later read. Its first lines then count as held a little longer, which only
@@ -61,13 +69,15 @@ LineService::Result LineService::serve(uint64_t now_ps, uint64_t arrival_ps, uin
     if (before.last_line + 1 == first && before.busy_until >= booked_start) {
       --lo;
       pieces_.front().first_line = before.first_line;
+      pieces_.front().busy_from = std::min(before.busy_from, booked_start);
       pieces_.front().busy_until = std::max(before.busy_until, own_end);
     }
   }
-  // Neighbours that end together become one run.
+  // Neighbours held over the same time become one run.
   size_t kept = 0;
   for (size_t k = 1; k < pieces_.size(); ++k) {
     if (pieces_[k].busy_until == pieces_[kept].busy_until &&
+        pieces_[k].busy_from == pieces_[kept].busy_from &&
         pieces_[k].first_line == pieces_[kept].last_line + 1) {
       pieces_[kept].last_line = pieces_[k].last_line;
     } else {

@@ -9,7 +9,9 @@
 // simulated-time order (a BandwidthPipe of lines), so a read booked ahead of time does not
 // delay one that reaches the host earlier. The lines of one read are served side by side: a
 // read of n lines is ready one service after it starts, or after n / lines_in_service services
-// when it has more lines than slots. A line another access holds is read when that one ends.
+// when it has more lines than slots. A line another access holds is read when that one ends;
+// an access to it booked ahead, to start only after this read is over, delays nothing (as for
+// the capacity: it reaches the host later, whatever order the two were booked in).
 // The round trip of a lone minimal read (pcie.read_latency_ns) already contains one line's
 // service, so serve() reports only the wait beyond it: zero for a read that finds the
 // capacity free and no earlier access to its lines in service.
@@ -54,7 +56,8 @@ class LineService {
   struct Run {
     uint64_t first_line;
     uint64_t last_line;   // inclusive
-    uint64_t busy_until;  // ps: the access to these lines ends
+    uint64_t busy_from;   // ps: the first of the accesses to these lines, back to back, starts
+    uint64_t busy_until;  // ps: the last ends
   };
   void forget_served(uint64_t now_ps);
   // The fewest runs worth a sweep. Every read moves the runs after its own within the

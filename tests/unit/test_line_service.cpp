@@ -63,6 +63,36 @@ TEST_CASE("line service: a read booked ahead does not delay one that reaches the
   CHECK(early.wait_ps == 0);
 }
 
+TEST_CASE("line service: an access to a line booked ahead does not delay an earlier read of it",
+          "[unit][host]") {
+  LineService service({40, 32});
+  // Asked at 0 for a read of line 0x1000 that reaches the host at 1 us (a unit that books
+  // its read behind a queue of its own)...
+  CHECK(service.serve(0, 1'000'000, 0x1000, 64).wait_ps == 0);
+  // ...then a read of the same line reaching the host at 100 ns: over at 140 ns, long before
+  // the other starts, so it waits for nothing.
+  const auto early = service.serve(0, 100'000, 0x1000, 64);
+  CHECK(early.line_conflicts == 0);
+  CHECK(early.wait_ps == 0);
+  // A read of it at 1.01 us still finds the booked access in service and waits for it.
+  const auto during = service.serve(1'010'000, 1'010'000, 0x1000, 64);
+  CHECK(during.line_conflicts == 1);
+  CHECK(during.wait_ps == 30'000);
+}
+
+TEST_CASE("line service: accesses queued on a line serve one after another, first come first",
+          "[unit][host]") {
+  LineService service({40, 32});
+  // Four reads of one line reaching the host 5 ns apart: each waits for all before it, even
+  // though the one it reaches is booked to start after its own service would end.
+  uint64_t waits[4];
+  for (uint64_t k = 0; k < 4; ++k) waits[k] = service.serve(0, k * 5'000, 0x2000, 1).wait_ps;
+  CHECK(waits[0] == 0);
+  CHECK(waits[1] == 35'000);   // served 40-80 ns
+  CHECK(waits[2] == 70'000);   // 80-120 ns
+  CHECK(waits[3] == 105'000);  // 120-160 ns
+}
+
 TEST_CASE("line service: the line table stays as small as the lines in flight",
           "[unit][host]") {
   LineService service({40, 8});
