@@ -27,10 +27,11 @@ METRIC_UNITS = {
 PATTERN_UNITS = (
     (re.compile(r"^[A-Za-z0-9_]+\.(requester|responder|completion)\.(mtt|mpt|qpc|cqc)"
                 r"\.hit_rate$"), "fraction"),
-    (re.compile(r"^flow\d+\.mops$"), "Mop/s"),
-    (re.compile(r"^flow\d+\.gbps$"), "Gb/s"),
-    (re.compile(r"^flow\d+\.ops$"), "operations"),
+    (re.compile(r"^flow\d+(\.reverse)?\.mops$"), "Mop/s"),
+    (re.compile(r"^flow\d+(\.reverse)?\.gbps$"), "Gb/s"),
+    (re.compile(r"^flow\d+(\.reverse)?\.ops$"), "operations"),
     (re.compile(r"^fairness$"), "index"),
+    (re.compile(r"^flushes$"), "operations"),
 )
 
 
